@@ -1,0 +1,33 @@
+GO ?= go
+BIN := bin/oltpbench
+MARIADB_DIR ?= $(CURDIR)/.mariadb
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: build test test-unit demo bench bench-sysbench db-start db-stop vet fmt clean
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
+
+vet:
+	gofmt -l . | (! grep .) && $(GO) vet ./...
+
+# Unit and integration tests; integration tests run against a throwaway MariaDB.
+test: build
+	scripts/test.sh
+
+demo: build
+	scripts/demo.sh
+
+bench: bench-sysbench
+
+bench-sysbench: build
+	scripts/bench-sysbench.sh
+
+db-start:
+	scripts/mariadb-start.sh $(MARIADB_DIR)
+
+db-stop:
+	scripts/mariadb-stop.sh $(MARIADB_DIR)
+
+clean:
+	rm -rf bin

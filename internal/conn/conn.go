@@ -1,0 +1,392 @@
+// Package conn is the one connection layer of oltpbench: endpoints (host and
+// port lists, sockets), TLS, password sources, per-connection session settings,
+// connect counting and error classes. Nothing else imports the MySQL driver.
+package conn
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Options describes how to reach the server(s). Password is never printed.
+type Options struct {
+	Hosts    []string
+	Ports    []int
+	Sockets  []string
+	User     string
+	Password string
+	DB       string
+
+	SSL     string // off|on|required|verify_ca|verify_identity|preferred
+	SSLCA   string
+	SSLCert string
+	SSLKey  string
+
+	// SessionVars are "name=value" pairs set on every new connection.
+	SessionVars []string
+	// InitSQL statements run on every new connection, after SessionVars.
+	InitSQL []string
+
+	ConnectTimeout time.Duration
+	// AllowLocalInfile enables LOAD DATA LOCAL from registered readers only.
+	AllowLocalInfile bool
+	// MaxAllowedPacket, when non-zero, caps the driver's packet size.
+	MaxAllowedPacket int
+}
+
+// PasswordFromSources resolves the password: flag, then file, then MYSQL_PWD.
+func PasswordFromSources(flag, file string, flagSet bool) (string, error) {
+	if flagSet {
+		return flag, nil
+	}
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("cannot read --mysql-password-file: %v", errors.Unwrap(err))
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
+	}
+	if v, ok := os.LookupEnv("MYSQL_PWD"); ok {
+		return v, nil
+	}
+	return flag, nil
+}
+
+// Endpoint is one address connections can go to.
+type Endpoint struct {
+	Net, Addr string
+}
+
+func (e Endpoint) String() string { return e.Addr }
+
+// Endpoints lists every address in sysbench's order: sockets if given,
+// otherwise hosts x ports with ports varying fastest.
+func (o *Options) Endpoints() []Endpoint {
+	var eps []Endpoint
+	if len(o.Sockets) > 0 {
+		for _, s := range o.Sockets {
+			eps = append(eps, Endpoint{"unix", s})
+		}
+		return eps
+	}
+	hosts, ports := o.Hosts, o.Ports
+	if len(hosts) == 0 {
+		hosts = []string{"localhost"}
+	}
+	if len(ports) == 0 {
+		ports = []int{3306}
+	}
+	for _, h := range hosts {
+		for _, p := range ports {
+			eps = append(eps, Endpoint{"tcp", net.JoinHostPort(h, strconv.Itoa(p))})
+		}
+	}
+	return eps
+}
+
+var driverLogger = log.New(io.Discard, "", 0)
+
+func init() {
+	// The driver logs "[mysql] unexpected EOF" and the like on its own; we report
+	// errors ourselves, once, without connection details.
+	_ = mysql.SetLogger(driverLogger)
+}
+
+// Pool holds one *sql.DB per endpoint and hands out pinned connections round-robin.
+type Pool struct {
+	opts     Options
+	eps      []Endpoint
+	dbs      []*sql.DB
+	next     atomic.Uint64
+	connects atomic.Int64
+}
+
+// Open prepares the pool; it does not connect yet. maxConns bounds each endpoint's pool.
+func Open(o Options, maxConns int) (*Pool, error) {
+	p := &Pool{opts: o, eps: o.Endpoints()}
+	tlsName, err := registerTLS(&o)
+	if err != nil {
+		return nil, err
+	}
+	for _, ep := range p.eps {
+		cfg := mysql.NewConfig()
+		cfg.User = o.User
+		cfg.Passwd = o.Password
+		cfg.Net = ep.Net
+		cfg.Addr = ep.Addr
+		cfg.DBName = o.DB
+		cfg.Timeout = o.ConnectTimeout
+		if cfg.Timeout == 0 {
+			cfg.Timeout = 10 * time.Second
+		}
+		cfg.AllowNativePasswords = true
+		cfg.AllowCleartextPasswords = tlsName != ""
+		cfg.Logger = driverLogger
+		cfg.TLSConfig = tlsName
+		if o.MaxAllowedPacket > 0 {
+			cfg.MaxAllowedPacket = o.MaxAllowedPacket
+		}
+		cfg.AllowAllFiles = false
+		if len(o.SessionVars) > 0 {
+			cfg.Params = map[string]string{}
+			for _, kv := range o.SessionVars {
+				k, v, _ := strings.Cut(kv, "=")
+				cfg.Params[strings.TrimSpace(k)] = strings.TrimSpace(v)
+			}
+		}
+		base, err := mysql.NewConnector(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("connection settings for %s: %v", ep, err)
+		}
+		db := sql.OpenDB(&countingConnector{base: base, pool: p})
+		db.SetMaxOpenConns(maxConns + 2)
+		db.SetMaxIdleConns(maxConns + 2)
+		db.SetConnMaxLifetime(0)
+		p.dbs = append(p.dbs, db)
+	}
+	return p, nil
+}
+
+// Endpoints returns the pool's endpoints in round-robin order.
+func (p *Pool) Endpoints() []Endpoint { return p.eps }
+
+// Connects returns the number of physical connections made so far.
+func (p *Pool) Connects() int64 { return p.connects.Load() }
+
+// Conn returns a connection from the next endpoint in round-robin order.
+func (p *Pool) Conn(ctx context.Context) (*sql.Conn, error) {
+	i := int(p.next.Add(1)-1) % len(p.dbs)
+	return p.ConnAt(ctx, i)
+}
+
+// ConnAt returns a connection to endpoint i.
+func (p *Pool) ConnAt(ctx context.Context, i int) (*sql.Conn, error) {
+	c, err := p.dbs[i%len(p.dbs)].Conn(ctx)
+	if err != nil {
+		return nil, p.describe(p.eps[i%len(p.eps)], err)
+	}
+	return c, nil
+}
+
+// DB returns the *sql.DB of endpoint i, for administrative statements.
+func (p *Pool) DB(i int) *sql.DB { return p.dbs[i%len(p.dbs)] }
+
+// Ping connects once to every endpoint and returns the first error, described.
+func (p *Pool) Ping(ctx context.Context) error {
+	for i := range p.dbs {
+		c, err := p.ConnAt(ctx, i)
+		if err != nil {
+			return err
+		}
+		c.Close()
+	}
+	return nil
+}
+
+// Close closes every endpoint's pool.
+func (p *Pool) Close() error {
+	for _, db := range p.dbs {
+		db.Close()
+	}
+	return nil
+}
+
+// Raw runs f on a fresh pinned connection to the next endpoint. If f returns
+// driver.ErrBadConn the connection is discarded rather than reused.
+func (p *Pool) Raw(ctx context.Context, f func(dc driver.Conn) error) error {
+	c, err := p.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Raw(func(dc any) error { return f(dc.(driver.Conn)) })
+}
+
+// ConnectError is a connect failure described for the user; it unwraps to the cause.
+type ConnectError struct {
+	Msg string
+	Err error
+}
+
+func (e *ConnectError) Error() string { return e.Msg }
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+func (p *Pool) describe(ep Endpoint, err error) error {
+	return &ConnectError{Msg: p.describeMsg(ep, err).Error(), Err: err}
+}
+
+// describeMsg turns a connect error into one line naming the fix; never the password.
+func (p *Pool) describeMsg(ep Endpoint, err error) error {
+	var me *mysql.MySQLError
+	switch {
+	case errors.As(err, &me) && me.Number == 1045:
+		return fmt.Errorf("access denied for user %q at %s: check --mysql-user and --mysql-password (or MYSQL_PWD, --mysql-password-file)", p.opts.User, ep)
+	case errors.As(err, &me) && me.Number == 1049:
+		return fmt.Errorf("unknown database %q at %s: create it or run prepare first (--mysql-db)", p.opts.DB, ep)
+	case errors.As(err, &me):
+		return fmt.Errorf("connecting to %s: %s (error %d)", ep, redact(me.Message, p.opts.Password), me.Number)
+	case isTimeout(err):
+		return fmt.Errorf("cannot connect to %s: timed out after %s; check --mysql-host/--mysql-port and that the server is up", ep, p.timeout())
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("cannot connect to %s: connection refused; check --mysql-host/--mysql-port and that the server is up", ep)
+	default:
+		return fmt.Errorf("cannot connect to %s: %s", ep, redact(err.Error(), p.opts.Password))
+	}
+}
+
+func (p *Pool) timeout() time.Duration {
+	if p.opts.ConnectTimeout == 0 {
+		return 10 * time.Second
+	}
+	return p.opts.ConnectTimeout
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)
+}
+
+func redact(s, secret string) string {
+	if secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, "****")
+}
+
+type countingConnector struct {
+	base driver.Connector
+	pool *Pool
+}
+
+func (c *countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.base.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.pool.connects.Add(1)
+	if len(c.pool.opts.InitSQL) > 0 {
+		ex, ok := dc.(driver.ExecerContext)
+		if !ok {
+			dc.Close()
+			return nil, errors.New("driver cannot run --init-sql")
+		}
+		for _, q := range c.pool.opts.InitSQL {
+			if _, err := ex.ExecContext(ctx, q, nil); err != nil {
+				dc.Close()
+				return nil, fmt.Errorf("--init-sql %q: %w", q, err)
+			}
+		}
+	}
+	return dc, nil
+}
+
+func (c *countingConnector) Driver() driver.Driver { return c.base.Driver() }
+
+var tlsSeq atomic.Int64
+
+// registerTLS registers a TLS config for the --mysql-ssl mode and returns its
+// driver name ("" for off).
+func registerTLS(o *Options) (string, error) {
+	mode := strings.ToLower(o.SSL)
+	switch mode {
+	case "", "off", "disabled", "0", "false":
+		return "", nil
+	case "preferred":
+		return "preferred", nil
+	case "on", "required", "1", "true", "verify_ca", "verify_identity":
+	default:
+		return "", fmt.Errorf("invalid --mysql-ssl=%s: use off, on, required, verify_ca or verify_identity", o.SSL)
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.SSLCA != "" {
+		pem, err := os.ReadFile(o.SSLCA)
+		if err != nil {
+			return "", fmt.Errorf("cannot read --mysql-ssl-ca: %v", errors.Unwrap(err))
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return "", fmt.Errorf("--mysql-ssl-ca %s holds no PEM certificate", o.SSLCA)
+		}
+		cfg.RootCAs = pool
+	}
+	if (o.SSLCert == "") != (o.SSLKey == "") {
+		return "", errors.New("--mysql-ssl-cert and --mysql-ssl-key go together: give both")
+	}
+	if o.SSLCert != "" {
+		kp, err := tls.LoadX509KeyPair(o.SSLCert, o.SSLKey)
+		if err != nil {
+			return "", fmt.Errorf("cannot load --mysql-ssl-cert/--mysql-ssl-key: %v", err)
+		}
+		cfg.Certificates = []tls.Certificate{kp}
+	}
+	switch mode {
+	case "verify_identity":
+		if cfg.RootCAs == nil {
+			return "", errors.New("--mysql-ssl=verify_identity needs --mysql-ssl-ca")
+		}
+		// Server name is filled per endpoint by the driver from Addr.
+	case "verify_ca":
+		if cfg.RootCAs == nil {
+			return "", errors.New("--mysql-ssl=verify_ca needs --mysql-ssl-ca")
+		}
+		roots := cfg.RootCAs
+		cfg.InsecureSkipVerify = true // chain checked below, host name not
+		cfg.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
+			return verifyChain(raw, roots)
+		}
+	default: // on, required: encrypt, do not verify (as sysbench and mysql --ssl-mode=REQUIRED)
+		cfg.InsecureSkipVerify = true
+	}
+	name := fmt.Sprintf("oltpbench-%d", tlsSeq.Add(1))
+	if err := mysql.RegisterTLSConfig(name, cfg); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func verifyChain(raw [][]byte, roots *x509.CertPool) error {
+	if len(raw) == 0 {
+		return errors.New("server sent no certificate")
+	}
+	certs := make([]*x509.Certificate, len(raw))
+	for i, r := range raw {
+		c, err := x509.ParseCertificate(r)
+		if err != nil {
+			return err
+		}
+		certs[i] = c
+	}
+	inter := x509.NewCertPool()
+	for _, c := range certs[1:] {
+		inter.AddCert(c)
+	}
+	_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+	return err
+}
+
+var readerSeq atomic.Int64
+
+// LocalInfile registers r for one LOAD DATA LOCAL statement and returns the
+// file name to put in the statement; call done afterwards. AllowAllFiles stays
+// off, so the server can only ask for what was registered.
+func LocalInfile(r io.Reader) (file string, done func()) {
+	name := "oltpbench-" + strconv.FormatInt(readerSeq.Add(1), 10)
+	mysql.RegisterReaderHandler(name, func() io.Reader { return r })
+	return "Reader::" + name, func() { mysql.DeregisterReaderHandler(name) }
+}

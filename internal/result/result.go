@@ -1,0 +1,174 @@
+// Package result is the versioned JSON result file every benchmark writes:
+// the configuration without secrets, the server, the dataset, per-interval
+// series, and one encoded HDR histogram per operation so that results of
+// several client machines can be merged exactly.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/runner"
+)
+
+// Format identifies the file layout; bump on incompatible change.
+const Format = "oltpbench-result/1"
+
+// Result is one run of one workload on one client.
+type Result struct {
+	Format      string            `json:"format"`
+	Tool        string            `json:"tool"`
+	Workload    string            `json:"workload"` // e.g. sysbench/oltp_read_write
+	Options     map[string]string `json:"options"`  // every option, secrets removed
+	Server      Server            `json:"server"`
+	Dataset     map[string]string `json:"dataset,omitempty"`
+	Client      string            `json:"client_host"`
+	Start       time.Time         `json:"start"`
+	End         time.Time         `json:"end"`
+	Seconds     float64           `json:"seconds"`
+	Threads     int               `json:"threads"`
+	Interrupted bool              `json:"interrupted,omitempty"`
+	Totals      map[string]int64  `json:"totals"`
+	Ops         []Op              `json:"ops"`
+	Intervals   []Interval        `json:"intervals"`
+}
+
+// Server identifies what was measured.
+type Server struct {
+	Version     string   `json:"version"`
+	TiDBVersion string   `json:"tidb_version,omitempty"`
+	Endpoints   []string `json:"endpoints"`
+}
+
+// Op is one operation's latency, in milliseconds, with its histogram.
+type Op struct {
+	Name        string             `json:"name"`
+	Count       int64              `json:"count"`
+	MinMs       float64            `json:"min_ms"`
+	MeanMs      float64            `json:"mean_ms"`
+	MaxMs       float64            `json:"max_ms"`
+	Percentiles map[string]float64 `json:"percentiles_ms"`
+	// Histogram is hdrhistogram's V2 compressed base64 encoding, microseconds.
+	Histogram string `json:"histogram"`
+}
+
+// Interval is one report interval.
+type Interval struct {
+	T       float64            `json:"t"`       // seconds since the measured start, at the end of the interval
+	Seconds float64            `json:"seconds"` // length
+	Threads int                `json:"threads"`
+	Counts  map[string]int64   `json:"counts"`
+	P95Ms   map[string]float64 `json:"p95_ms"`
+	Queue   int64              `json:"queue_length,omitempty"`
+}
+
+var counterNames = []string{"events", "reads", "writes", "others", "errors", "reconnects", "retries"}
+
+// Counts names the runner's counters.
+func Counts(t runner.Totals) map[string]int64 {
+	m := map[string]int64{}
+	for i, n := range counterNames {
+		m[n] = t[i]
+	}
+	return m
+}
+
+// Percentiles every result carries.
+var Percentiles = []float64{50, 90, 95, 99, 99.9, 99.99}
+
+// NewOp summarises one histogram.
+func NewOp(name string, h *hdr.Histogram) (Op, error) {
+	enc, err := hist.Encode(h)
+	if err != nil {
+		return Op{}, err
+	}
+	op := Op{Name: name, Count: h.TotalCount(), Histogram: enc, Percentiles: map[string]float64{}}
+	if op.Count > 0 {
+		op.MinMs = float64(h.Min()) / 1000
+		op.MaxMs = float64(h.Max()) / 1000
+		op.MeanMs = h.Mean() / 1000
+		for _, p := range Percentiles {
+			op.Percentiles[strconv.FormatFloat(p, 'f', -1, 64)] = float64(h.ValueAtQuantile(p)) / 1000
+		}
+	}
+	return op, nil
+}
+
+// AddInterval appends an interval from the runner.
+func (r *Result) AddInterval(iv runner.Interval, ops []string) {
+	x := Interval{T: iv.Elapsed.Seconds(), Seconds: iv.Length.Seconds(), Threads: iv.Running,
+		Counts: Counts(iv.Counts), P95Ms: map[string]float64{}, Queue: iv.QueueLength}
+	for i, h := range iv.Hists {
+		if h.TotalCount() > 0 {
+			x.P95Ms[ops[i]] = float64(h.ValueAtQuantile(95)) / 1000
+		}
+	}
+	r.Intervals = append(r.Intervals, x)
+}
+
+// SetFinal fills totals and operations from the runner's final statistics.
+func (r *Result) SetFinal(f *runner.Final, ops []string) error {
+	r.Start, r.End = f.Start, f.End
+	r.Seconds = f.Elapsed.Seconds()
+	r.Interrupted = f.Interrupted
+	r.Totals = Counts(f.Counts)
+	r.Ops = nil
+	for i, h := range f.Hists {
+		op, err := NewOp(ops[i], h)
+		if err != nil {
+			return err
+		}
+		r.Ops = append(r.Ops, op)
+	}
+	return nil
+}
+
+// Write stores the result at path atomically (temporary name, then rename).
+func (r *Result) Write(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if path == "-" {
+		_, err = os.Stdout.Write(b)
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("cannot write result file: %v", err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot write result file: %v", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot write result file: %v", err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Read loads a result file.
+func Read(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a result file: %v", path, err)
+	}
+	if r.Format != Format {
+		return nil, fmt.Errorf("%s: result format %q, this oltpbench reads %q", path, r.Format, Format)
+	}
+	return &r, nil
+}

@@ -1,0 +1,500 @@
+// Package runner is the worker loop every benchmark uses: threads, time and
+// event limits, open-loop rate, warm-up, interval and checkpoint reports, the
+// ignore/retry policy for server errors, and reconnects.
+package runner
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+// Thread and Worker are the workload contract; see package workload.
+type (
+	Thread = workload.Thread
+	Worker = workload.Worker
+)
+
+// Counter names, re-exported for reporters.
+const (
+	Events      = workload.Events
+	Reads       = workload.Reads
+	Writes      = workload.Writes
+	Others      = workload.Others
+	Errors      = workload.Errors
+	Reconnects  = workload.Reconnects
+	Retries     = workload.Retries
+	numCounters = workload.NumCounters
+)
+
+// threadStats are the runner's own per-thread figures.
+type threadStats struct {
+	busyNs atomic.Int64
+	minUs  atomic.Int64
+	maxUs  atomic.Int64
+	sumUs  atomic.Int64
+	_      [32]byte
+}
+
+// Factory prepares a worker on a driver connection (statements are prepared there).
+type Factory func(dc driver.Conn, t *Thread) (Worker, error)
+
+// Config is the run's shape.
+type Config struct {
+	Threads        int
+	Duration       time.Duration // 0: no time limit
+	Events         int64         // 0: no event limit
+	Rate           float64       // events per second across threads; 0: closed loop
+	Warmup         time.Duration
+	ReportInterval time.Duration
+	Checkpoints    []time.Duration
+	Ignore         conn.ErrorSet
+	// Grace is how long to wait for in-flight events after a stop before reporting anyway.
+	Grace time.Duration
+	Seed  int64
+}
+
+// Totals are counter sums.
+type Totals [numCounters]int64
+
+// Get returns one counter.
+func (t Totals) Get(c workload.Counter) int64 { return t[c] }
+
+// Sub returns t - o.
+func (t Totals) Sub(o Totals) Totals {
+	for i := range t {
+		t[i] -= o[i]
+	}
+	return t
+}
+
+// Interval is what a reporter receives every report interval.
+type Interval struct {
+	Elapsed     time.Duration // since the measured start
+	Length      time.Duration // of this interval
+	Running     int           // threads still running
+	Counts      Totals        // during the interval
+	Hists       []*hdr.Histogram
+	QueueLength int64 // --rate only
+	Concurrency int64 // --rate only
+}
+
+// Final is the whole run's outcome.
+type Final struct {
+	Elapsed     time.Duration
+	Counts      Totals
+	Hists       []*hdr.Histogram
+	MinUs       int64
+	MaxUs       int64
+	SumUs       int64
+	PerThread   []ThreadStat
+	Interrupted bool
+	Start, End  time.Time
+}
+
+// ThreadStat feeds "Threads fairness".
+type ThreadStat struct {
+	Events int64
+	Busy   time.Duration
+}
+
+// Reporter receives reports; calls come from one goroutine.
+type Reporter interface {
+	Interval(iv Interval)
+	Checkpoint(f Final)
+}
+
+// Connector hands out connections, round-robin over endpoints.
+type Connector interface {
+	Raw(ctx context.Context, f func(dc driver.Conn) error) error
+}
+
+// FatalError stops the run; it carries the thread and the cause.
+type FatalError struct {
+	Thread int
+	Err    error
+}
+
+func (e *FatalError) Error() string { return fmt.Sprintf("thread %d: %v", e.Thread, e.Err) }
+func (e *FatalError) Unwrap() error { return e.Err }
+
+// Run executes the benchmark and returns the final statistics. ctx cancellation
+// (Ctrl-C) ends it early with what was measured.
+func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *hist.Registry, rep Reporter) (*Final, error) {
+	if cfg.Threads < 1 {
+		return nil, errors.New("--threads must be at least 1")
+	}
+	r := &run{cfg: cfg, cn: cn, newWorker: newWorker, reg: reg}
+	r.threads = make([]*Thread, cfg.Threads)
+	r.stats = make([]threadStats, cfg.Threads)
+	for i := range r.threads {
+		r.threads[i] = &Thread{ID: i}
+		r.stats[i].minUs.Store(math.MaxInt64)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.stopCh = runCtx.Done()
+
+	var queue chan int64
+	if cfg.Rate > 0 {
+		queue = make(chan int64, 100000)
+		r.queue = queue
+	}
+
+	var wg sync.WaitGroup
+	errCh := make(chan error, cfg.Threads)
+	r.start = time.Now()
+	r.measuredStart = r.start
+	for _, t := range r.threads {
+		wg.Add(1)
+		r.running.Add(1)
+		go func(t *Thread) {
+			defer wg.Done()
+			defer r.running.Add(-1)
+			if err := r.thread(runCtx, t); err != nil {
+				errCh <- err
+				cancel()
+			}
+		}(t)
+	}
+	if queue != nil {
+		go r.schedule(runCtx, queue)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	// The control loop: warm-up end, intervals, checkpoints, time limit.
+	var deadline <-chan time.Time
+	if cfg.Duration > 0 {
+		tm := time.NewTimer(cfg.Warmup + cfg.Duration)
+		defer tm.Stop()
+		deadline = tm.C
+	}
+	var warm <-chan time.Time
+	if cfg.Warmup > 0 {
+		tm := time.NewTimer(cfg.Warmup)
+		defer tm.Stop()
+		warm = tm.C
+	}
+	var tick <-chan time.Time
+	var ticker *time.Ticker
+	startTicker := func() {
+		if cfg.ReportInterval > 0 {
+			ticker = time.NewTicker(cfg.ReportInterval)
+			tick = ticker.C
+		}
+	}
+	if cfg.Warmup == 0 {
+		startTicker()
+	}
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
+	cps := append([]time.Duration(nil), cfg.Checkpoints...)
+	var cpTimer *time.Timer
+	var cpCh <-chan time.Time
+	armCheckpoint := func() {
+		if len(cps) > 0 {
+			d := time.Until(r.measuredStart.Add(cps[0]))
+			cpTimer = time.NewTimer(max(d, 0))
+			cpCh = cpTimer.C
+		}
+	}
+	if cfg.Warmup == 0 {
+		armCheckpoint()
+	}
+	last := r.snapshot()
+	lastAt := r.measuredStart
+	interrupted := false
+loop:
+	for {
+		select {
+		case <-warm:
+			r.reg.Reset()
+			r.resetExtremes()
+			last = r.base
+			r.measuredStart = time.Now()
+			lastAt = r.measuredStart
+			startTicker()
+			armCheckpoint()
+		case now := <-tick:
+			cur := r.snapshot()
+			iv := Interval{Elapsed: now.Sub(r.measuredStart).Round(time.Millisecond), Length: now.Sub(lastAt),
+				Running: int(r.running.Load()), Counts: cur.Sub(last), Hists: r.reg.Interval()}
+			if queue != nil {
+				iv.QueueLength = int64(len(queue))
+				iv.Concurrency = r.busy.Load()
+			}
+			rep.Interval(iv)
+			last, lastAt = cur, now
+		case <-cpCh:
+			f := r.final(false)
+			rep.Checkpoint(*f)
+			r.reg.Reset()
+			r.resetExtremes()
+			r.base = r.snapshot()
+			last = r.base
+			r.measuredStart = time.Now()
+			lastAt = r.measuredStart
+			cps = cps[1:]
+			armCheckpoint()
+		case <-deadline:
+			break loop
+		case <-done:
+			break loop
+		case <-ctx.Done():
+			interrupted = true
+			break loop
+		}
+	}
+	r.endAt = time.Now()
+	cancel()
+	grace := cfg.Grace
+	if grace == 0 {
+		grace = 10 * time.Second
+	}
+	select {
+	case <-done:
+	case <-time.After(grace):
+		// In-flight statements that do not come back are left behind; the report
+		// covers what finished.
+	}
+	select {
+	case err := <-errCh:
+		f := r.final(interrupted)
+		return f, err
+	default:
+	}
+	return r.final(interrupted), nil
+}
+
+type run struct {
+	cfg           Config
+	cn            Connector
+	newWorker     Factory
+	reg           *hist.Registry
+	threads       []*Thread
+	stats         []threadStats
+	running       atomic.Int64
+	busy          atomic.Int64
+	started       atomic.Int64 // events begun, for --events
+	stopCh        <-chan struct{}
+	queue         chan int64
+	start         time.Time
+	measuredStart time.Time
+	endAt         time.Time
+	base          Totals // counters at the last checkpoint
+	mu            sync.Mutex
+}
+
+func (r *run) snapshot() Totals {
+	var t Totals
+	for _, th := range r.threads {
+		for i := range t {
+			t[i] += th.Ctr[i].Load()
+		}
+	}
+	return t
+}
+
+func (r *run) resetExtremes() {
+	for i, t := range r.threads {
+		st := &r.stats[i]
+		st.minUs.Store(math.MaxInt64)
+		st.maxUs.Store(0)
+		st.sumUs.Store(0)
+		st.busyNs.Store(0)
+		t.Ctr[Events].Store(0)
+	}
+	// Events were zeroed per thread: rebase the other counters around that.
+	r.base = r.snapshot()
+}
+
+func (r *run) final(interrupted bool) *Final {
+	end := r.endAt
+	if end.IsZero() {
+		end = time.Now()
+	}
+	f := &Final{Elapsed: end.Sub(r.measuredStart), Counts: r.snapshot().Sub(r.base), Hists: r.reg.Total(),
+		MinUs: math.MaxInt64, Interrupted: interrupted, Start: r.measuredStart, End: end}
+	f.Counts[Events] = 0
+	for i, t := range r.threads {
+		st := &r.stats[i]
+		ev := t.Ctr[Events].Load()
+		f.Counts[Events] += ev
+		f.PerThread = append(f.PerThread, ThreadStat{Events: ev, Busy: time.Duration(st.busyNs.Load())})
+		f.MinUs = min(f.MinUs, st.minUs.Load())
+		f.MaxUs = max(f.MaxUs, st.maxUs.Load())
+		f.SumUs += st.sumUs.Load()
+	}
+	if f.MinUs == math.MaxInt64 {
+		f.MinUs = 0
+	}
+	return f
+}
+
+func (r *run) stopped() bool {
+	select {
+	case <-r.stopCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// schedule feeds the --rate queue with scheduled start times (unix ns),
+// exponentially spaced, as sysbench's event generator does.
+func (r *run) schedule(ctx context.Context, q chan int64) {
+	rng := newSplitRand(uint64(r.cfg.Seed) ^ 0xabcdef)
+	next := time.Now()
+	for {
+		gap := -math.Log(1-rng.float()) / r.cfg.Rate
+		next = next.Add(time.Duration(gap * float64(time.Second)))
+		if d := time.Until(next); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return
+			}
+		}
+		select {
+		case q <- next.UnixNano():
+		case <-ctx.Done():
+			return
+		default:
+			// Queue full: the server cannot keep up with the rate; the backlog
+			// itself is reported as queue length.
+		}
+	}
+}
+
+// thread is one benchmark thread: connect, prepare, loop, reconnect on loss.
+func (r *run) thread(ctx context.Context, t *Thread) error {
+	backoff := 10 * time.Millisecond
+	first := true
+	for !r.stopped() {
+		err := r.cn.Raw(ctx, func(dc driver.Conn) error {
+			w, err := r.newWorker(dc, t)
+			if err != nil {
+				return err
+			}
+			if !first {
+				t.Add(Reconnects, 1)
+			}
+			first = false
+			backoff = 10 * time.Millisecond
+			err = r.loop(t, w)
+			w.Close()
+			return err
+		})
+		if err == nil || r.stopped() {
+			return nil
+		}
+		if first || !conn.IsLost(err) {
+			return &FatalError{Thread: t.ID, Err: err}
+		}
+		// Lost connection: wait and reconnect; a restart takes the server a while.
+		select {
+		case <-time.After(backoff):
+		case <-r.stopCh:
+			return nil
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+	return nil
+}
+
+// errLost tells Raw's caller to drop the connection and make another.
+func (r *run) loop(t *Thread, w Worker) error {
+	for {
+		if r.stopped() {
+			return nil
+		}
+		var scheduled time.Time
+		if r.queue != nil {
+			select {
+			case ns := <-r.queue:
+				scheduled = time.Unix(0, ns)
+			case <-r.stopCh:
+				return nil
+			}
+		}
+		if r.cfg.Events > 0 && r.started.Add(1) > r.cfg.Events {
+			return nil
+		}
+		r.busy.Add(1)
+		t0 := time.Now()
+		if r.queue == nil {
+			scheduled = t0
+		}
+		var op int
+		var err error
+		for {
+			op, err = w.Event()
+			if err == nil {
+				break
+			}
+			if conn.IsLost(err) {
+				r.busy.Add(-1)
+				if r.cfg.Events > 0 {
+					r.started.Add(-1) // the event is redone on the new connection
+				}
+				return driver.ErrBadConn
+			}
+			if !r.cfg.Ignore.Has(conn.Number(err)) {
+				r.busy.Add(-1)
+				return err
+			}
+			// sysbench: roll back, count, restart the event.
+			t.Add(Errors, 1)
+			if rerr := w.Rollback(); rerr != nil && conn.IsLost(rerr) {
+				r.busy.Add(-1)
+				return driver.ErrBadConn
+			}
+			if r.stopped() {
+				r.busy.Add(-1)
+				return nil
+			}
+		}
+		end := time.Now()
+		r.busy.Add(-1)
+		lat := end.Sub(scheduled).Microseconds()
+		r.reg.Record(op, t.ID, lat)
+		t.Ctr[Events].Add(1)
+		st := &r.stats[t.ID]
+		st.busyNs.Add(int64(end.Sub(t0)))
+		st.sumUs.Add(lat)
+		if lat < st.minUs.Load() {
+			st.minUs.Store(lat)
+		}
+		if lat > st.maxUs.Load() {
+			st.maxUs.Store(lat)
+		}
+	}
+}
+
+type splitRand struct{ s uint64 }
+
+func newSplitRand(seed uint64) *splitRand { return &splitRand{s: seed} }
+
+func (s *splitRand) float() float64 {
+	s.s += 0x9E3779B97F4A7C15
+	x := s.s
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EB
+	x ^= x >> 31
+	return float64(x>>11) / (1 << 53)
+}

@@ -1,0 +1,192 @@
+package workload
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Session runs a worker's statements on one pinned driver connection, either
+// as server-side prepared statements or as text (sysbench's --db-ps-mode).
+// Argument and row buffers are reused, so a statement costs no more than the
+// driver itself allocates.
+type Session struct {
+	dc       driver.Conn
+	prepared bool
+	dest     []driver.Value
+	text     []byte
+	stmts    []*Stmt
+}
+
+// NewSession wraps dc; prepared selects server-side prepared statements.
+func NewSession(dc driver.Conn, prepared bool) *Session {
+	return &Session{dc: dc, prepared: prepared, dest: make([]driver.Value, 8)}
+}
+
+// Stmt is one statement with its argument slots.
+type Stmt struct {
+	s     *Session
+	query string
+	parts []string // query split at '?', for text mode
+	ds    driver.Stmt
+	args  []driver.Value
+}
+
+// Prepare declares a statement with '?' placeholders.
+func (s *Session) Prepare(query string) (*Stmt, error) {
+	st := &Stmt{s: s, query: query, parts: strings.Split(query, "?")}
+	st.args = make([]driver.Value, len(st.parts)-1)
+	if s.prepared {
+		ds, err := s.dc.Prepare(query)
+		if err != nil {
+			return nil, err
+		}
+		st.ds = ds
+	}
+	s.stmts = append(s.stmts, st)
+	return st, nil
+}
+
+// Int sets argument i.
+func (st *Stmt) Int(i int, v int64) { st.args[i] = v }
+
+// Bytes sets argument i to a string value held in b (b is not copied; keep it
+// unchanged until the statement has run).
+func (st *Stmt) Bytes(i int, b []byte) { st.args[i] = b }
+
+// Query runs a row-returning statement and reads every row; it returns the row count.
+func (st *Stmt) Query() (int, error) {
+	var rows driver.Rows
+	var err error
+	if st.ds != nil {
+		//lint:ignore SA1019 the context-free call skips the driver's per-query cancel watcher
+		rows, err = st.ds.Query(st.args)
+	} else {
+		rows, err = st.s.textQuery(st)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return st.s.drain(rows)
+}
+
+// Exec runs a statement that returns no rows.
+func (st *Stmt) Exec() error {
+	if st.ds != nil {
+		_, err := st.ds.Exec(st.args)
+		return err
+	}
+	return st.s.textExec(st.s.render(st))
+}
+
+// Exec runs a statement as text with no arguments.
+func (s *Session) Exec(query string) error { return s.textExec(query) }
+
+// QueryText runs a text statement and reads all its rows.
+func (s *Session) QueryText(query string) (int, error) {
+	q, ok := s.dc.(driver.Queryer)
+	if !ok {
+		return 0, errors.New("driver cannot run text queries")
+	}
+	rows, err := q.Query(query, nil)
+	if err != nil {
+		return 0, err
+	}
+	return s.drain(rows)
+}
+
+func (s *Session) textExec(query string) error {
+	if ex, ok := s.dc.(driver.ExecerContext); ok {
+		_, err := ex.ExecContext(context.Background(), query, nil)
+		return err
+	}
+	return errors.New("driver cannot run text statements")
+}
+
+func (s *Session) textQuery(st *Stmt) (driver.Rows, error) {
+	q, ok := s.dc.(driver.QueryerContext)
+	if !ok {
+		return nil, errors.New("driver cannot run text queries")
+	}
+	return q.QueryContext(context.Background(), s.render(st), nil)
+}
+
+// render substitutes arguments into the query text (text mode).
+func (s *Session) render(st *Stmt) string {
+	b := s.text[:0]
+	for i, p := range st.parts {
+		b = append(b, p...)
+		if i < len(st.args) {
+			switch v := st.args[i].(type) {
+			case int64:
+				b = strconv.AppendInt(b, v, 10)
+			case []byte:
+				b = AppendQuoted(b, v)
+			case nil:
+				b = append(b, "NULL"...)
+			}
+		}
+	}
+	s.text = b
+	return string(b)
+}
+
+// AppendQuoted appends v as a single-quoted SQL string literal, escaping as
+// MySQL expects with the default sql_mode.
+func AppendQuoted(b, v []byte) []byte {
+	b = append(b, '\'')
+	for _, c := range v {
+		switch c {
+		case '\'':
+			b = append(b, '\\', '\'')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case 0:
+			b = append(b, '\\', '0')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case 0x1a:
+			b = append(b, '\\', 'Z')
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '\'')
+}
+
+func (s *Session) drain(rows driver.Rows) (int, error) {
+	n := 0
+	cols := len(rows.Columns())
+	if cols > len(s.dest) {
+		s.dest = make([]driver.Value, cols)
+	}
+	dest := s.dest[:cols]
+	for {
+		err := rows.Next(dest)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			rows.Close()
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Close()
+}
+
+// Close closes the prepared statements (best effort: the connection may be gone).
+func (s *Session) Close() error {
+	for _, st := range s.stmts {
+		if st.ds != nil {
+			st.ds.Close()
+		}
+	}
+	s.stmts = nil
+	return nil
+}

@@ -1,0 +1,38 @@
+package workload
+
+import "sync/atomic"
+
+// Counter indexes a thread's counters.
+type Counter int
+
+const (
+	Events Counter = iota
+	Reads
+	Writes
+	Others
+	Errors     // ignored errors
+	Reconnects // connections re-established after a loss
+	Retries    // transactions retried after a conflict
+	NumCounters
+)
+
+// Thread is what a worker sees of its benchmark thread: its id, its counters,
+// and a place for state that survives reconnects.
+type Thread struct {
+	ID    int
+	State any
+	Ctr   [NumCounters]atomic.Int64
+	_     [64]byte // counters of different threads on different cache lines
+}
+
+// Add counts n statements (or events) of kind c.
+func (t *Thread) Add(c Counter, n int64) { t.Ctr[c].Add(n) }
+
+// Worker runs events on one connection; a new one is made after a reconnect.
+type Worker interface {
+	// Event runs one event and returns the operation (histogram) it belongs to.
+	Event() (op int, err error)
+	// Rollback ends a transaction left open by a failed event.
+	Rollback() error
+	Close() error
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Starts a throwaway MariaDB in a private folder on a free loopback port.
+# Usage: scripts/mariadb-start.sh [DIR]   (default: .mariadb under the project)
+# Prints nothing but errors; writes DIR/port and DIR/env (OLTPBENCH_TEST_DSN etc.).
+set -euo pipefail
+dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/.mariadb"}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+
+if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "mariadb-start: MariaDB is not installed; run as root or: sudo apt-get install -y mariadb-server mariadb-client" >&2
+    exit 1
+  fi
+  echo "mariadb-start: installing mariadb-server (apt-get)..." >&2
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server mariadb-client >/dev/null
+fi
+export PATH="$PATH:/usr/sbin:/usr/bin"
+
+if [ -f "$dir/mysqld.pid" ] && kill -0 "$(cat "$dir/mysqld.pid")" 2>/dev/null; then
+  exit 0 # already running
+fi
+
+if [ ! -d "$dir/data/mysql" ]; then
+  mariadb-install-db --no-defaults --datadir="$dir/data" --user=root \
+    --auth-root-authentication-method=normal >"$dir/install.log" 2>&1 ||
+    { echo "mariadb-start: mariadb-install-db failed, see $dir/install.log" >&2; exit 1; }
+fi
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+       go run "$(dirname "$0")/freeport.go")
+# Small buffer pool by default: tests and demo; benchmarks pass a bigger one.
+bp=${MARIADB_BUFFER_POOL:-1G}
+mariadbd --no-defaults --user=root --datadir="$dir/data" --socket="$dir/mysqld.sock" \
+  --port="$port" --bind-address=127.0.0.1 --pid-file="$dir/mysqld.pid" \
+  --log-error="$dir/error.log" --skip-name-resolve \
+  --innodb-buffer-pool-size="$bp" --innodb-log-file-size=512M --max-connections=5000 \
+  --local-infile=1 --max-allowed-packet=64M --innodb-flush-log-at-trx-commit=2 \
+  ${MARIADB_EXTRA_ARGS:-} >/dev/null 2>&1 &
+
+for _ in $(seq 1 300); do
+  if mariadb-admin --no-defaults -uroot -S "$dir/mysqld.sock" ping >/dev/null 2>&1; then
+    break
+  fi
+  sleep 0.1
+done
+mariadb-admin --no-defaults -uroot -S "$dir/mysqld.sock" ping >/dev/null 2>&1 ||
+  { echo "mariadb-start: server did not start, see $dir/error.log" >&2; tail -5 "$dir/error.log" >&2; exit 1; }
+mariadb --no-defaults -uroot -S "$dir/mysqld.sock" -e "
+  CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'; GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;
+  CREATE USER IF NOT EXISTS 'sbtest'@'127.0.0.1' IDENTIFIED BY 'sbtest-secret'; GRANT ALL ON *.* TO 'sbtest'@'127.0.0.1';
+  FLUSH PRIVILEGES;"
+echo "$port" >"$dir/port"
+cat >"$dir/env" <<ENV
+OLTPBENCH_TEST_HOST=127.0.0.1
+OLTPBENCH_TEST_PORT=$port
+OLTPBENCH_TEST_SOCKET=$dir/mysqld.sock
+OLTPBENCH_TEST_DIR=$dir
+ENV

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Stops the throwaway MariaDB started by mariadb-start.sh. Usage: scripts/mariadb-stop.sh [DIR] [--wipe]
+set -uo pipefail
+dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/.mariadb"}
+[ -f "$dir/mysqld.pid" ] || exit 0
+pid=$(cat "$dir/mysqld.pid")
+kill "$pid" 2>/dev/null
+for _ in $(seq 1 600); do
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -9 "$pid" 2>/dev/null || true
+rm -f "$dir/mysqld.pid"
+if [ "${2:-}" = "--wipe" ]; then rm -rf "$dir"; fi

@@ -1,0 +1,228 @@
+package sysbench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/oltpbench/oltpbench/internal/runner"
+)
+
+// Version is the sysbench version whose output this package reproduces.
+const Version = "1.0.20"
+
+// Report writes sysbench 1.0.20's text: the header, interval lines, checkpoint
+// and final reports, column for column, so existing parsers keep working.
+type Report struct {
+	W           io.Writer
+	Percentile  float64   // --percentile (0 disables)
+	Percentiles []float64 // --percentiles: extra lines in the final report
+	Histogram   bool      // --histogram
+	Rate        bool
+}
+
+// Header prints what sysbench prints before the threads start.
+type Header struct {
+	Tool           string // e.g. "oltpbench 0.1.0"
+	Threads        int
+	Rate           float64
+	ReportInterval time.Duration
+	Checkpoints    []time.Duration
+	Seed           int64
+	Warmup         time.Duration
+}
+
+// PrintBanner prints the first line, as every sysbench command does.
+func PrintBanner(w io.Writer, tool string) {
+	fmt.Fprintf(w, "sysbench %s (%s)\n\n", Version, tool)
+}
+
+// PrintHeader prints the run's preamble.
+func PrintHeader(w io.Writer, h Header) {
+	PrintBanner(w, h.Tool)
+	fmt.Fprintf(w, "Running the test with following options:\n")
+	fmt.Fprintf(w, "Number of threads: %d\n", h.Threads)
+	if h.Rate > 0 {
+		fmt.Fprintf(w, "Target transaction rate: %s/sec\n", strconv.FormatFloat(h.Rate, 'f', -1, 64))
+	}
+	if h.ReportInterval > 0 {
+		fmt.Fprintf(w, "Report intermediate results every %s second(s)\n", secs(h.ReportInterval))
+	}
+	if len(h.Checkpoints) > 0 {
+		var s []string
+		for _, c := range h.Checkpoints {
+			s = append(s, secs(c))
+		}
+		fmt.Fprintf(w, "Report checkpoint(s) at %s seconds\n", strings.Join(s, ", "))
+	}
+	if h.Warmup > 0 {
+		fmt.Fprintf(w, "Warmup time: %ss\n", secs(h.Warmup))
+	}
+	if h.Seed == 0 {
+		fmt.Fprintf(w, "Initializing random number generator from current time\n")
+	} else {
+		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n", h.Seed)
+	}
+	fmt.Fprintf(w, "\n\nInitializing worker threads...\n\nThreads started!\n\n")
+}
+
+func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
+
+// Interval prints one interval line.
+func (r *Report) Interval(iv runner.Interval) {
+	s := iv.Length.Seconds()
+	if s <= 0 {
+		s = 1
+	}
+	c := iv.Counts
+	q := c.Get(runner.Reads) + c.Get(runner.Writes) + c.Get(runner.Others)
+	lat := 0.0
+	if r.Percentile > 0 && len(iv.Hists) > 0 {
+		lat = percentileMs(merged(iv.Hists), r.Percentile)
+	}
+	fmt.Fprintf(r.W, "[ %ss ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",
+		elapsed(iv.Elapsed), iv.Running, float64(c.Get(runner.Events))/s, float64(q)/s,
+		float64(c.Get(runner.Reads))/s, float64(c.Get(runner.Writes))/s, float64(c.Get(runner.Others))/s,
+		pctName(r.Percentile), lat, float64(c.Get(runner.Errors))/s, float64(c.Get(runner.Reconnects))/s)
+	if r.Rate {
+		fmt.Fprintf(r.W, "[ %ss ] queue length: %d, concurrency: %d\n", elapsed(iv.Elapsed), iv.QueueLength, iv.Concurrency)
+	}
+}
+
+func elapsed(d time.Duration) string {
+	if d%time.Second == 0 || d > 10*time.Second {
+		return strconv.Itoa(int(math.Round(d.Seconds())))
+	}
+	return strconv.FormatFloat(math.Round(d.Seconds()*10)/10, 'f', -1, 64)
+}
+
+func pctName(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
+
+// Checkpoint prints a full report at a --report-checkpoints time.
+func (r *Report) Checkpoint(f runner.Final) {
+	fmt.Fprintf(r.W, "[ %ss ] Checkpoint report:\n", elapsed(f.End.Sub(f.Start)))
+	r.Final(&f)
+}
+
+// Final prints the closing report.
+func (r *Report) Final(f *runner.Final) {
+	w := r.W
+	c := f.Counts
+	t := f.Elapsed.Seconds()
+	if t <= 0 {
+		t = math.SmallestNonzeroFloat64
+	}
+	h := merged(f.Hists)
+	if r.Histogram {
+		printHistogram(w, h)
+	}
+	rd, wr, ot := c.Get(runner.Reads), c.Get(runner.Writes), c.Get(runner.Others)
+	ev := c.Get(runner.Events)
+	fmt.Fprintf(w, "SQL statistics:\n    queries performed:\n")
+	fmt.Fprintf(w, "%-41s%d\n", "        read:", rd)
+	fmt.Fprintf(w, "%-41s%d\n", "        write:", wr)
+	fmt.Fprintf(w, "%-41s%d\n", "        other:", ot)
+	fmt.Fprintf(w, "%-41s%d\n", "        total:", rd+wr+ot)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    transactions:", ev, float64(ev)/t)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    queries:", rd+wr+ot, float64(rd+wr+ot)/t)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    ignored errors:", c.Get(runner.Errors), float64(c.Get(runner.Errors))/t)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    reconnects:", c.Get(runner.Reconnects), float64(c.Get(runner.Reconnects))/t)
+	fmt.Fprintf(w, "\nGeneral statistics:\n")
+	fmt.Fprintf(w, "%-41s%.4fs\n", "    total time:", t)
+	fmt.Fprintf(w, "%-41s%d\n", "    total number of events:", ev)
+	fmt.Fprintf(w, "\nLatency (ms):\n")
+	avg := 0.0
+	if ev > 0 {
+		avg = float64(f.SumUs) / float64(ev) / 1000
+	}
+	fmt.Fprintf(w, "%-43s%10.2f\n", "         min:", float64(f.MinUs)/1000)
+	fmt.Fprintf(w, "%-43s%10.2f\n", "         avg:", avg)
+	fmt.Fprintf(w, "%-43s%10.2f\n", "         max:", float64(f.MaxUs)/1000)
+	if r.Percentile > 0 {
+		fmt.Fprintf(w, "%-43s%10.2f\n", "         "+pctName(r.Percentile)+"th percentile:", percentileMs(h, r.Percentile))
+	}
+	for _, p := range r.Percentiles {
+		if p == r.Percentile {
+			continue
+		}
+		fmt.Fprintf(w, "%-43s%10.2f\n", "         "+pctName(p)+"th percentile:", percentileMs(h, p))
+	}
+	fmt.Fprintf(w, "%-43s%10.2f\n", "         sum:", float64(f.SumUs)/1000)
+	fmt.Fprintf(w, "\nThreads fairness:\n")
+	evAvg, evSd, tAvg, tSd := fairness(f.PerThread)
+	fmt.Fprintf(w, "%-35s%.4f/%3.2f\n", "    events (avg/stddev):", evAvg, evSd)
+	fmt.Fprintf(w, "%-35s%.4f/%3.2f\n", "    execution time (avg/stddev):", tAvg, tSd)
+	fmt.Fprintln(w)
+}
+
+func fairness(ts []runner.ThreadStat) (evAvg, evSd, tAvg, tSd float64) {
+	if len(ts) == 0 {
+		return
+	}
+	n := float64(len(ts))
+	for _, t := range ts {
+		evAvg += float64(t.Events)
+		tAvg += t.Busy.Seconds()
+	}
+	evAvg /= n
+	tAvg /= n
+	for _, t := range ts {
+		evSd += (float64(t.Events) - evAvg) * (float64(t.Events) - evAvg)
+		tSd += (t.Busy.Seconds() - tAvg) * (t.Busy.Seconds() - tAvg)
+	}
+	return evAvg, math.Sqrt(evSd / n), tAvg, math.Sqrt(tSd / n)
+}
+
+func merged(hs []*hdr.Histogram) *hdr.Histogram {
+	if len(hs) == 1 {
+		return hs[0]
+	}
+	m := hdr.New(hs[0].LowestTrackableValue(), hs[0].HighestTrackableValue(), int(hs[0].SignificantFigures()))
+	for _, h := range hs {
+		m.Merge(h)
+	}
+	return m
+}
+
+func percentileMs(h *hdr.Histogram, p float64) float64 {
+	if h.TotalCount() == 0 {
+		return 0
+	}
+	return float64(h.ValueAtQuantile(p)) / 1000
+}
+
+// printHistogram bins the latencies into sysbench's 1024 logarithmic buckets
+// between 0.001 and 100000 ms and prints the non-empty ones.
+func printHistogram(w io.Writer, h *hdr.Histogram) {
+	const size, lo, hi = 1024, 0.001, 100000.0
+	deduct := math.Log(lo)
+	mult := (size - 1) / (math.Log(hi) - deduct)
+	var buckets [size]int64
+	for _, b := range h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		ms := float64(b.To) / 1000
+		i := int(math.Floor((math.Log(max(ms, lo)) - deduct) * mult))
+		buckets[min(max(i, 0), size-1)] += b.Count
+	}
+	var top int64
+	for _, c := range buckets {
+		top = max(top, c)
+	}
+	fmt.Fprintf(w, "Latency histogram (values are in milliseconds)\n")
+	fmt.Fprintf(w, "       value  ------------- distribution ------------- count\n")
+	for i, c := range buckets {
+		if c == 0 {
+			continue
+		}
+		stars := int(float64(c) / float64(top) * 40)
+		fmt.Fprintf(w, "%12.3f |%-40s %d\n", math.Exp(float64(i)/mult+deduct), strings.Repeat("*", stars), c)
+	}
+	fmt.Fprintf(w, " \n")
+}

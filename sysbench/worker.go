@@ -1,0 +1,322 @@
+package sysbench
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+// bulkPacket is the size at which bulk_insert sends its multi-row INSERT
+// (sysbench's bulk insert buffer).
+const bulkPacket = 512 * 1024
+
+// Run is a test bound to its options: it makes the workers of a run.
+type Run struct {
+	test   *Test
+	o      Options
+	dist   *workload.Dist
+	seed   uint64
+	steps  []step
+	unique *workload.UniqueSeq
+	next   atomic.Uint32
+}
+
+// NewRun binds t to its options. seed seeds every thread's generator.
+func (t *Test) NewRun(o Options, dist *workload.Dist, seed uint64) *Run {
+	r := &Run{test: t, o: o, dist: dist, seed: seed, unique: workload.NewUniqueSeq(seed)}
+	if t.steps != nil {
+		r.steps = t.steps(&r.o)
+	}
+	return r
+}
+
+// Ops names the measured operations: a sysbench run measures events.
+func (r *Run) Ops() []string { return []string{r.test.Name} }
+
+type threadState struct {
+	rand    *workload.Rand
+	bulkRow int64
+}
+
+type worker struct {
+	r     *Run
+	th    *workload.Thread
+	st    *threadState
+	sess  *workload.Session
+	stmts [numStmtKinds][]*workload.Stmt
+	begin *workload.Stmt
+	end   *workload.Stmt
+	one   *workload.Stmt // select_random_points / select_random_ranges
+	c     [len(cTemplate)]byte
+	pad   [len(padTemplate)]byte
+	buf   []byte
+	rlen  int64
+}
+
+// NewWorker prepares a thread's statements on dc (sysbench's thread_init).
+func (r *Run) NewWorker(dc driver.Conn, th *workload.Thread) (workload.Worker, error) {
+	st, _ := th.State.(*threadState)
+	if st == nil {
+		st = &threadState{rand: workload.NewRand(r.seed, uint64(th.ID))}
+		st.rand.SetDist(r.dist)
+		th.State = st
+	}
+	w := &worker{r: r, th: th, st: st, sess: workload.NewSession(dc, r.o.PreparedStmts)}
+	if err := w.prepare(); err != nil {
+		w.sess.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *worker) prepare() error {
+	o := &w.r.o
+	var err error
+	prep := func(q string) *workload.Stmt {
+		if err != nil {
+			return nil
+		}
+		var s *workload.Stmt
+		s, err = w.sess.Prepare(q)
+		return s
+	}
+	t := w.r.test
+	switch t.custom {
+	case randomPointsEvent:
+		w.one = prep("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + placeholders("?", ", ", o.RandomPoints) + ")")
+		w.rlen = o.TableSize / int64(max(o.Threads, 1))
+		return err
+	case randomRangesEvent:
+		w.one = prep("SELECT count(k) FROM sbtest1 WHERE " + placeholders("k BETWEEN ? AND ?", " OR ", o.NumberOfRanges))
+		w.rlen = o.TableSize / int64(max(o.Threads, 1))
+		return err
+	case insertEvent, bulkInsertEvent:
+		return nil // text statements, as sysbench sends them
+	}
+	if t.trx && !o.SkipTrx {
+		w.begin = prep("BEGIN")
+		w.end = prep("COMMIT")
+	}
+	kinds := map[stmtKind]bool{}
+	for _, s := range w.r.steps {
+		kinds[s.kind] = true
+		if s.kind == deleteRow && !t.deleteOnly() {
+			kinds[insertRow] = true
+		}
+	}
+	for k := stmtKind(0); k < numStmtKinds; k++ {
+		if !kinds[k] {
+			continue
+		}
+		w.stmts[k] = make([]*workload.Stmt, o.Tables)
+		for n := 1; n <= o.Tables; n++ {
+			w.stmts[k][n-1] = prep(fmt.Sprintf(stmtDefs[k].sql, n))
+		}
+	}
+	return err
+}
+
+func placeholders(one, sep string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(one+sep, n), sep)
+}
+
+var classCounter = [...]workload.Counter{read: workload.Reads, write: workload.Writes, other: workload.Others}
+
+func (w *worker) id() int64 { return w.st.rand.Default(1, w.r.o.TableSize) }
+
+// Event runs one sysbench event.
+func (w *worker) Event() (int, error) {
+	switch w.r.test.custom {
+	case insertEvent:
+		return 0, w.insert()
+	case randomPointsEvent:
+		return 0, w.randomPoints()
+	case randomRangesEvent:
+		return 0, w.randomRanges()
+	case bulkInsertEvent:
+		return 0, w.bulkInsert()
+	}
+	rnd := w.st.rand
+	if w.begin != nil {
+		if err := w.begin.Exec(); err != nil {
+			return 0, err
+		}
+		w.th.Add(workload.Others, 1)
+	}
+	for _, s := range w.r.steps {
+		tn := int(rnd.Uniform(1, int64(w.r.o.Tables))) - 1
+		st := w.stmts[s.kind][tn]
+		for i := 0; i < s.count; i++ {
+			var err error
+			switch s.kind {
+			case pointSelect:
+				st.Int(0, w.id())
+				_, err = st.Query()
+			case simpleRange, sumRange, orderRange, distinctRange:
+				id := w.id()
+				st.Int(0, id)
+				st.Int(1, id+w.r.o.RangeSize-1)
+				_, err = st.Query()
+			case indexUpdate:
+				st.Int(0, w.id())
+				err = st.Exec()
+			case nonIndexUpdate:
+				rnd.Digits(w.c[:], cTemplate)
+				st.Bytes(0, w.c[:])
+				st.Int(1, w.id())
+				err = st.Exec()
+			case deleteRow:
+				id, k := w.id(), w.id()
+				st.Int(0, id)
+				if err = st.Exec(); err != nil {
+					return 0, err
+				}
+				if w.r.test.deleteOnly() {
+					break
+				}
+				w.th.Add(workload.Writes, 1)
+				ins := w.stmts[insertRow][tn]
+				rnd.Digits(w.c[:], cTemplate)
+				rnd.Digits(w.pad[:], padTemplate)
+				ins.Int(0, id)
+				ins.Int(1, k)
+				ins.Bytes(2, w.c[:])
+				ins.Bytes(3, w.pad[:])
+				err = ins.Exec()
+			}
+			if err != nil {
+				return 0, err
+			}
+			w.th.Add(classCounter[stmtDefs[s.kind].class], 1)
+		}
+	}
+	if w.end != nil {
+		if err := w.end.Exec(); err != nil {
+			return 0, err
+		}
+		w.th.Add(workload.Others, 1)
+	}
+	return 0, nil
+}
+
+func (w *worker) insert() error {
+	o := &w.r.o
+	rnd := w.st.rand
+	tn := rnd.Uniform(1, int64(o.Tables))
+	k := rnd.Default(1, o.TableSize)
+	rnd.Digits(w.c[:], cTemplate)
+	rnd.Digits(w.pad[:], padTemplate)
+	var id int64
+	if !o.AutoInc {
+		// A 32-bit value no thread has used, moved into INT's signed range.
+		id = int64(w.r.unique.At(w.r.next.Add(1)-1)) - 2147483648
+	}
+	b := append(w.buf[:0], "INSERT INTO sbtest"...)
+	b = strconv.AppendInt(b, tn, 10)
+	b = append(b, " (id, k, c, pad) VALUES ("...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, ", "...)
+	b = strconv.AppendInt(b, k, 10)
+	b = append(b, ", '"...)
+	b = append(b, w.c[:]...)
+	b = append(b, "', '"...)
+	b = append(b, w.pad[:]...)
+	b = append(b, "')"...)
+	w.buf = b
+	if err := w.sess.Exec(string(b)); err != nil {
+		return err
+	}
+	w.th.Add(workload.Writes, 1)
+	return nil
+}
+
+// randomBounds returns the thread's own slice of the key space, so that
+// threads do not overlap (as select_random_points.lua does).
+func (w *worker) randomBounds() (int64, int64) {
+	tid := int64(w.th.ID % max(w.r.o.Threads, 1))
+	lo := w.rlen * tid
+	return lo, lo + w.rlen
+}
+
+func (w *worker) randomPoints() error {
+	lo, hi := w.randomBounds()
+	for i := 0; i < w.r.o.RandomPoints; i++ {
+		w.one.Int(i, w.st.rand.Default(lo, hi))
+	}
+	if _, err := w.one.Query(); err != nil {
+		return err
+	}
+	w.th.Add(workload.Reads, 1)
+	return nil
+}
+
+func (w *worker) randomRanges() error {
+	lo, hi := w.randomBounds()
+	for i := 0; i < w.r.o.NumberOfRanges; i++ {
+		v := w.st.rand.Default(lo, hi)
+		w.one.Int(2*i, v)
+		w.one.Int(2*i+1, v+w.r.o.Delta)
+	}
+	if _, err := w.one.Query(); err != nil {
+		return err
+	}
+	w.th.Add(workload.Reads, 1)
+	return nil
+}
+
+// bulkInsert adds one row to the thread's multi-row INSERT and sends it when
+// it reaches the packet size; the rest goes at the end of the run.
+func (w *worker) bulkInsert() error {
+	w.st.bulkRow++
+	if len(w.buf) == 0 {
+		w.buf = append(w.buf, "INSERT INTO sbtest"...)
+		w.buf = strconv.AppendInt(w.buf, int64(w.th.ID%max(w.r.o.Threads, 1))+1, 10)
+		w.buf = append(w.buf, " VALUES"...)
+	} else {
+		w.buf = append(w.buf, ',')
+	}
+	w.buf = append(w.buf, '(')
+	w.buf = strconv.AppendInt(w.buf, w.st.bulkRow, 10)
+	w.buf = append(w.buf, ',')
+	w.buf = strconv.AppendInt(w.buf, w.st.bulkRow, 10)
+	w.buf = append(w.buf, ')')
+	if len(w.buf) >= bulkPacket {
+		return w.flushBulk()
+	}
+	return nil
+}
+
+func (w *worker) flushBulk() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	q := string(w.buf)
+	w.buf = w.buf[:0]
+	if err := w.sess.Exec(q); err != nil {
+		return err
+	}
+	w.th.Add(workload.Writes, 1)
+	return nil
+}
+
+// Rollback ends the transaction a failed event left open.
+func (w *worker) Rollback() error {
+	if w.r.test.custom == bulkInsertEvent {
+		w.buf = w.buf[:0]
+	}
+	return w.sess.Exec("ROLLBACK")
+}
+
+// Close sends what bulk_insert still holds and closes the statements.
+func (w *worker) Close() error {
+	var err error
+	if w.r.test.custom == bulkInsertEvent {
+		err = w.flushBulk()
+	}
+	w.sess.Close()
+	return err
+}
