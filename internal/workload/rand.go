@@ -124,7 +124,7 @@ type Dist struct {
 	ParetoH  float64 // --rand-pareto-h
 	ZipfExp  float64 // --rand-zipfian-exp
 
-	paretoPower float64
+	paretoPower    float64
 	zipfS, zipfHX1 float64
 }
 
