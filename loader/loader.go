@@ -5,7 +5,6 @@
 package loader
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,11 +39,12 @@ type Options struct {
 
 // Report says what a load did, for the user and for result files.
 type Report struct {
-	Mode, ModeReason             string
-	IndexTiming, IxReason        string
-	Rows                         int64
-	Bytes                        int64
-	Create, Load, Index, Analyze time.Duration
+	Mode, ModeReason      string
+	IndexTiming, IxReason string
+	Rows                  int64
+	Bytes                 int64
+	// Index is the time spent adding indexes, partly overlapping Load.
+	Create, Load, Index, Analyze, Total time.Duration
 }
 
 // ExistingTablesError names tables that are already there.
@@ -110,7 +109,8 @@ func Load(ctx context.Context, co conn.Options, tables []workload.Table, o Optio
 	}
 
 	// Create.
-	t0 := time.Now()
+	start := time.Now()
+	t0 := start
 	for i, t := range tables {
 		if !o.Quiet {
 			fmt.Fprintf(o.Log, "Creating table '%s'...\n", t.Name)
@@ -127,38 +127,67 @@ func Load(ctx context.Context, co conn.Options, tables []workload.Table, o Optio
 	}
 	rep.Create = time.Since(t0)
 
-	// Load chunks, biggest tables' chunks first, all tables at once.
+	// Load chunks of all tables at once, interleaved so every table
+	// progresses; a table's indexes are added as soon as its last chunk is in,
+	// while other tables still load.
 	t0 = time.Now()
 	type task struct {
-		t     *workload.Table
+		ti    int
 		chunk int64
 	}
 	var tasks []task
+	left := make([]atomic.Int64, len(tables))
 	for i := range tables {
 		t := &tables[i]
 		if t.Rows > 0 && !o.Quiet {
 			fmt.Fprintf(o.Log, "Inserting %d records into '%s'\n", t.Rows, t.Name)
 		}
+		left[i].Store(t.Chunks())
 		for c := int64(0); c < t.Chunks(); c++ {
-			tasks = append(tasks, task{t, c})
+			tasks = append(tasks, task{i, c})
 		}
 	}
-	// Interleave tables so every table progresses and endpoints share the load.
 	sort.SliceStable(tasks, func(a, b int) bool { return tasks[a].chunk < tasks[b].chunk })
 	var rows, nbytes atomic.Int64
+	var indexNs atomic.Int64
+	after := rep.IndexTiming == "after"
+	addIndexes := func(ctx context.Context, i int) error {
+		s := splits[i]
+		if !after || s.PostLoad == "" {
+			return nil
+		}
+		if !o.Quiet {
+			fmt.Fprintf(o.Log, "Creating a secondary index on '%s'...\n", s.Table)
+		}
+		start := time.Now()
+		defer func() { indexNs.Add(int64(time.Since(start))) }()
+		if _, err := pool.DB(i).ExecContext(ctx, s.PostLoad); err != nil {
+			return fmt.Errorf("adding indexes to %s: %v", s.Table, err)
+		}
+		return nil
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Threads)
 	var seq atomic.Int64
+	for i := range tables {
+		if tables[i].Chunks() == 0 {
+			g.Go(func() error { return addIndexes(gctx, i) })
+		}
+	}
 	for _, tk := range tasks {
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
-			n, b, err := loadChunk(gctx, pool, int(seq.Add(1)), tk.t, tk.chunk, rep.Mode, o)
+			t := &tables[tk.ti]
+			n, b, err := loadChunk(gctx, pool, int(seq.Add(1)), t, tk.chunk, rep.Mode, o)
 			rows.Add(n)
 			nbytes.Add(b)
 			if err != nil {
-				return fmt.Errorf("loading %s chunk %d: %w", tk.t.Name, tk.chunk, err)
+				return fmt.Errorf("loading %s chunk %d: %w", t.Name, tk.chunk, err)
+			}
+			if left[tk.ti].Add(-1) == 0 {
+				return addIndexes(gctx, tk.ti)
 			}
 			return nil
 		})
@@ -167,33 +196,8 @@ func Load(ctx context.Context, co conn.Options, tables []workload.Table, o Optio
 		return nil, err
 	}
 	rep.Rows, rep.Bytes = rows.Load(), nbytes.Load()
-	rep.Load = time.Since(t0)
-
-	// Post-load indexes, tables in parallel.
-	t0 = time.Now()
-	if rep.IndexTiming == "after" {
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(o.Threads)
-		for i := range splits {
-			s := splits[i]
-			if s.PostLoad == "" {
-				continue
-			}
-			if !o.Quiet {
-				fmt.Fprintf(o.Log, "Creating a secondary index on '%s'...\n", s.Table)
-			}
-			g.Go(func() error {
-				if _, err := pool.DB(i).ExecContext(gctx, s.PostLoad); err != nil {
-					return fmt.Errorf("adding indexes to %s: %v", s.Table, err)
-				}
-				return nil
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return nil, err
-		}
-	}
-	rep.Index = time.Since(t0)
+	rep.Index = time.Duration(indexNs.Load())
+	rep.Load = time.Since(t0) - rep.Index
 
 	t0 = time.Now()
 	if o.Analyze {
@@ -202,6 +206,7 @@ func Load(ctx context.Context, co conn.Options, tables []workload.Table, o Optio
 		}
 	}
 	rep.Analyze = time.Since(t0)
+	rep.Total = time.Since(start)
 	return rep, nil
 }
 
@@ -226,7 +231,7 @@ func Analyze(ctx context.Context, pool *conn.Pool, names []string, threads int) 
 
 // Summary prints the phase times.
 func (r *Report) Summary(w io.Writer) {
-	total := r.Create + r.Load + r.Index + r.Analyze
+	total := r.Total
 	rate := 0.0
 	if total > 0 {
 		rate = float64(r.Rows) / total.Seconds()
@@ -355,9 +360,6 @@ func loadChunk(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table,
 		return 0, 0, err
 	}
 	defer c.Close()
-	if _, err := c.ExecContext(ctx, "SET unique_checks=0, foreign_key_checks=0"); err != nil {
-		return 0, 0, err
-	}
 	cols := make([]string, len(t.Columns))
 	for i, col := range t.Columns {
 		cols[i] = quoteIdent(col)
@@ -365,21 +367,39 @@ func loadChunk(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table,
 	colList := "(" + strings.Join(cols, ",") + ")"
 	switch mode {
 	case "local":
-		enc := csvEncoderPool.Get().(*csvgen.Encoder)
-		defer csvEncoderPool.Put(enc)
-		enc.Buf, enc.Rows, enc.OnRow = enc.Buf[:0], 0, nil
-		if err := t.Gen(r, first, n, enc); err != nil {
-			return 0, 0, err
-		}
-		data := enc.Buf
-		file, done := conn.LocalInfile(bytes.NewReader(data))
+		// Generate into a pipe while the driver streams it to the server, so
+		// the server starts on a chunk as soon as its first rows exist.
+		pr, pw := io.Pipe()
+		var sent int64
+		go func() {
+			enc := csvgen.NewEncoder(streamBlock + 4096)
+			enc.OnRow = func(e *csvgen.Encoder) error {
+				if len(e.Buf) < streamBlock {
+					return nil
+				}
+				sent += int64(len(e.Buf))
+				_, err := pw.Write(e.Buf)
+				e.Buf = e.Buf[:0]
+				return err
+			}
+			err := t.Gen(r, first, n, enc)
+			if err == nil && len(enc.Buf) > 0 {
+				sent += int64(len(enc.Buf))
+				_, err = pw.Write(enc.Buf)
+			}
+			pw.CloseWithError(err)
+		}()
+		file, done := conn.LocalInfile(pr)
 		defer done()
+		// Generated text is ASCII: CHARACTER SET binary skips a conversion pass.
 		q := "LOAD DATA LOCAL INFILE '" + file + "' INTO TABLE " + quoteIdent(t.Name) +
-			" CHARACTER SET utf8mb4 " + csvgen.LoadDataClause + " " + colList
-		if _, err := c.ExecContext(ctx, q); err != nil {
+			" CHARACTER SET binary " + csvgen.LoadDataClause + " " + colList
+		_, err := c.ExecContext(ctx, q)
+		pr.CloseWithError(errors.New("load ended")) // unblock the generator if the statement failed
+		if err != nil {
 			return 0, 0, err
 		}
-		return n, int64(len(data)), nil
+		return n, sent, nil
 	default:
 		prefix := "INSERT INTO " + quoteIdent(t.Name) + " " + colList + " VALUES "
 		tx, err := c.BeginTx(ctx, nil)
@@ -407,7 +427,8 @@ func loadChunk(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table,
 	}
 }
 
-var csvEncoderPool = sync.Pool{New: func() any { return csvgen.NewEncoder(8 << 20) }}
+// streamBlock is how much generated text goes to the pipe at a time.
+const streamBlock = 256 << 10
 
 func hashName(s string) uint64 {
 	h := uint64(14695981039346656037)

@@ -251,7 +251,13 @@ loop:
 			lastAt = r.measuredStart
 			cps = cps[1:]
 			armCheckpoint()
-		case <-deadline:
+		case now := <-deadline:
+			// sysbench prints the interval that ends with the run.
+			if tick != nil && now.Sub(lastAt) >= cfg.ReportInterval/2 {
+				cur := r.snapshot()
+				rep.Interval(Interval{Elapsed: now.Sub(r.measuredStart).Round(time.Second), Length: now.Sub(lastAt),
+					Running: int(r.running.Load()), Counts: cur.Sub(last), Hists: r.reg.Interval()})
+			}
 			break loop
 		case <-done:
 			break loop
