@@ -1,0 +1,85 @@
+package hist
+
+import (
+	"sync"
+	"testing"
+)
+
+// Splitting samples over two registries and merging their encodings gives
+// exactly the single histogram: what makes multi-client results exact.
+func TestEncodeMergeExact(t *testing.T) {
+	all, a, b := New(), New(), New()
+	for i := int64(1); i <= 200000; i++ {
+		v := (i * 7919) % 5_000_000
+		all.RecordValue(max(v, 1))
+		if i%3 == 0 {
+			a.RecordValue(max(v, 1))
+		} else {
+			b.RecordValue(max(v, 1))
+		}
+	}
+	ea, _ := Encode(a)
+	eb, _ := Encode(b)
+	da, err := Decode(ea)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := Decode(eb)
+	da.Merge(db)
+	for _, q := range []float64{50, 90, 95, 99, 99.9, 99.99, 100} {
+		if da.ValueAtQuantile(q) != all.ValueAtQuantile(q) {
+			t.Errorf("p%v: merged %d, single %d", q, da.ValueAtQuantile(q), all.ValueAtQuantile(q))
+		}
+	}
+	if da.TotalCount() != all.TotalCount() {
+		t.Errorf("count %d vs %d", da.TotalCount(), all.TotalCount())
+	}
+}
+
+func TestRegistryConcurrentRecord(t *testing.T) {
+	r := NewRegistry([]string{"a", "b"}, 4)
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 10000; i++ {
+				r.Record(i%2, w, int64(i+1))
+			}
+		}(w)
+	}
+	var seen int64
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				for _, h := range r.Interval() {
+					seen += h.TotalCount()
+				}
+			}
+		}
+	}()
+	wg.Wait()
+	close(done)
+	tot := r.Total()
+	if got := tot[0].TotalCount() + tot[1].TotalCount(); got != 80000 {
+		t.Fatalf("total %d, want 80000", got)
+	}
+	r.Reset()
+	if r.Total()[0].TotalCount() != 0 {
+		t.Fatal("Reset left samples")
+	}
+}
+
+func TestRecordClamps(t *testing.T) {
+	r := NewRegistry([]string{"x"}, 1)
+	r.Record(0, 0, 0)
+	r.Record(0, 0, MaxValue*10)
+	h := r.Total()[0]
+	if h.TotalCount() != 2 || h.Max() < MaxValue/2 {
+		t.Fatalf("count %d max %d", h.TotalCount(), h.Max())
+	}
+}

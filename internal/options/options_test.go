@@ -1,0 +1,107 @@
+package options
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+type vals struct {
+	threads int
+	tables  int
+	on      bool
+	hosts   []string
+	user    string
+}
+
+func newFS(v *vals) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.SetNormalizeFunc(Normalize(map[string]string{"num-threads": "threads"}))
+	fs.IntVar(&v.threads, "threads", 1, "")
+	fs.Var(Int{&v.tables}, "tables", "")
+	AddBool(fs, &v.on, "auto-inc", true, "")
+	AddList(fs, &v.hosts, "mysql-host", []string{"localhost"}, "")
+	fs.StringVar(&v.user, "mysql-user", "sbtest", "")
+	return fs
+}
+
+func TestCommandLineSpellings(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		check func(v *vals) bool
+	}{
+		{[]string{"--num_threads=4"}, func(v *vals) bool { return v.threads == 4 }},
+		{[]string{"--auto_inc=off"}, func(v *vals) bool { return !v.on }},
+		{[]string{"--auto-inc=false"}, func(v *vals) bool { return !v.on }},
+		{[]string{"--auto-inc"}, func(v *vals) bool { return v.on }},
+		{[]string{"--mysql-host=a,b", "--mysql-host=c"}, func(v *vals) bool { return strings.Join(v.hosts, ",") == "a,b,c" }},
+		{[]string{"run", "--tables", "16"}, func(v *vals) bool { return v.tables == 16 }},
+	} {
+		v := &vals{}
+		fs := newFS(v)
+		if err := fs.Parse(c.args); err != nil {
+			t.Errorf("%v: %v", c.args, err)
+			continue
+		}
+		if !c.check(v) {
+			t.Errorf("%v: got %+v", c.args, *v)
+		}
+	}
+}
+
+func TestBadValues(t *testing.T) {
+	for _, args := range [][]string{{"--auto-inc=maybe"}, {"--tables=x"}, {"--bogus=1"}} {
+		v := &vals{}
+		if err := newFS(v).Parse(args); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}
+
+func writeFile(t *testing.T, text string) string {
+	p := filepath.Join(t.TempDir(), "sb.conf")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConfigFile(t *testing.T) {
+	// seed 003's format; the command line wins.
+	p := writeFile(t, "# comment\nmysql-host=10.0.0.1\nthreads=100\ntables=4\nauto-inc=false\nmysql_user=root\n")
+	v := &vals{}
+	fs := newFS(v)
+	if err := fs.Parse([]string{"--threads=8"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyConfigFile(fs, p); err != nil {
+		t.Fatal(err)
+	}
+	if v.threads != 8 || v.tables != 4 || v.on || v.user != "root" || strings.Join(v.hosts, ",") != "10.0.0.1" {
+		t.Fatalf("got %+v", *v)
+	}
+}
+
+func TestConfigFileErrorsNameFileAndLine(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"threads=4\nbogus=1\n", ":2: unknown option \"bogus\""},
+		{"tables=4\n\nauto-inc=perhaps\n", ":3: bad value for auto-inc"},
+		{"mysql-user\n", ":1: option \"mysql-user\" needs a value"},
+	} {
+		v := &vals{}
+		fs := newFS(v)
+		fs.Parse(nil)
+		err := ApplyConfigFile(fs, writeFile(t, c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
+	}
+	v := &vals{}
+	fs := newFS(v)
+	if err := ApplyConfigFile(fs, "/nonexistent/file"); err == nil || !strings.Contains(err.Error(), "/nonexistent/file") {
+		t.Errorf("missing file: %v", err)
+	}
+}
