@@ -28,8 +28,13 @@ if [ ! -d "$dir/data/mysql" ]; then
     { echo "mariadb-start: mariadb-install-db failed, see $dir/install.log" >&2; exit 1; }
 fi
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+# A restart keeps its port, so clients can reconnect.
+if [ -f "$dir/port" ]; then
+  port=$(cat "$dir/port")
+else
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
        go run "$(dirname "$0")/freeport.go")
+fi
 # Small buffer pool by default: tests and demo; benchmarks pass a bigger one.
 bp=${MARIADB_BUFFER_POOL:-1G}
 mariadbd --no-defaults --user=root --datadir="$dir/data" --socket="$dir/mysqld.sock" \

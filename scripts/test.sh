@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make test: unit tests, then integration tests against a throwaway MariaDB
+# (started here in .mariadb-test on a free port, stopped on exit). Installs
+# mariadb-server and sysbench with apt-get when missing and running as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=()
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server mariadb-client)
+command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "test: missing ${need[*]}: run as root, or: sudo apt-get install -y ${need[*]}" >&2
+    exit 1
+  fi
+  echo "test: installing ${need[*]} (apt-get)..." >&2
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then echo "test: gofmt needed on: $unformatted" >&2; exit 1; fi
+go vet ./...
+
+dir="$PWD/.mariadb-test"
+scripts/mariadb-stop.sh "$dir" --wipe
+scripts/mariadb-start.sh "$dir"
+trap 'scripts/mariadb-stop.sh "$dir" --wipe' EXIT
+set -a; . "$dir/env"; set +a
+export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
+
+# Packages with concurrency run under the race detector.
+go test -race -count=1 ./internal/runner ./internal/hist ./loader
+go test -count=1 -timeout 20m ./...
