@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# make bench-sysbench: the real sysbench 1.0.20 and oltpbench, alternately,
+# against the same throwaway MariaDB with the same options. Prints per-pair
+# figures, medians and ratios (oltpbench / sysbench):
+#   QPS, client CPU per query (user+sys of the client process / queries),
+#   prepare wall time (4 tables x 250,000 rows, --threads=2).
+# Knobs: PAIRS (default 3), DUR seconds per run (default 20), TESTS, THREADS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PAIRS=${PAIRS:-3}
+DUR=${DUR:-20}
+TESTS=${TESTS:-"oltp_point_select oltp_read_write"}
+THREADS=${THREADS:-"16 256"}
+need=()
+command -v sysbench >/dev/null || need+=(sysbench)
+[ -x /usr/bin/time ] || need+=(time)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+dir="$PWD/.mariadb-bench"
+MARIADB_BUFFER_POOL=4G scripts/mariadb-start.sh "$dir"
+trap 'scripts/mariadb-stop.sh "$dir" --wipe' EXIT
+. "$dir/env"
+conn=(--mysql-host="$OLTPBENCH_TEST_HOST" --mysql-port="$OLTPBENCH_TEST_PORT" --mysql-user=root --mysql-db=sbtest --tables=4 --table-size=250000)
+mariadb --no-defaults -uroot -S "$OLTPBENCH_TEST_SOCKET" -e "CREATE DATABASE IF NOT EXISTS sbtest"
+out=$(mktemp -d)
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+# run TOOL ARGS...: prints "qps cpu_us_per_query wall_s"
+run() {
+  local tool=$1; shift
+  local bin=(sysbench)
+  [ "$tool" = oltpbench ] && bin=(bin/oltpbench sysbench)
+  /usr/bin/time -f "%U %S %e" -o "$out/time" "${bin[@]}" "$@" >"$out/log" 2>&1 || { cat "$out/log" >&2; return 1; }
+  read -r u s e <"$out/time"
+  local q
+  q=$(awk '/^    queries:/ {print $2, $3}' "$out/log" | tr -d '(')
+  if [ -z "$q" ]; then echo "0 0 $e"; return; fi
+  set -- $q
+  awk -v n="$1" -v qps="$2" -v u="$u" -v s="$s" -v e="$e" 'BEGIN {printf "%.1f %.3f %.2f\n", qps, (u+s)*1e6/n, e}'
+}
+
+echo "== prepare: 4 tables x 250,000 rows, --threads=2 ($PAIRS pairs, alternating)"
+: >"$out/prep"
+for i in $(seq 1 "$PAIRS"); do
+  for tool in sysbench oltpbench; do
+    [ $((i % 2)) -eq 0 ] && tool=$([ "$tool" = sysbench ] && echo oltpbench || echo sysbench)
+    bin/oltpbench sysbench oltp_common "${conn[@]}" cleanup >/dev/null
+    r=$(run "$tool" oltp_common "${conn[@]}" --threads=2 prepare)
+    echo "  pair $i $tool: $(echo "$r" | awk '{print $3}') s"
+    echo "$tool $r" >>"$out/prep"
+  done
+done
+sb=$(awk '$1=="sysbench" {print $4}' "$out/prep" | median)
+ob=$(awk '$1=="oltpbench" {print $4}' "$out/prep" | median)
+echo "  median: sysbench ${sb} s, oltpbench ${ob} s, ratio $(awk -v a="$ob" -v b="$sb" 'BEGIN{printf "%.2f", a/b}')x (target <= 0.5x)"
+bin/oltpbench sysbench oltp_common "${conn[@]}" cleanup >/dev/null
+bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prepare >/dev/null
+bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prewarm >/dev/null
+
+printf "\n%-18s %7s | %10s %10s %6s | %9s %9s %6s\n" test threads "sb QPS" "ob QPS" ratio "sb us/q" "ob us/q" ratio
+for test in $TESTS; do
+  for th in $THREADS; do
+    : >"$out/pairs"
+    for i in $(seq 1 "$PAIRS"); do
+      order="sysbench oltpbench"
+      [ $((i % 2)) -eq 0 ] && order="oltpbench sysbench"
+      for tool in $order; do
+        echo "$tool $(run "$tool" "$test" "${conn[@]}" --threads="$th" --time="$DUR" run)" >>"$out/pairs"
+      done
+    done
+    sq=$(awk '$1=="sysbench" {print $2}' "$out/pairs" | median); oq=$(awk '$1=="oltpbench" {print $2}' "$out/pairs" | median)
+    sc=$(awk '$1=="sysbench" {print $3}' "$out/pairs" | median); oc=$(awk '$1=="oltpbench" {print $3}' "$out/pairs" | median)
+    printf "%-18s %7s | %10.0f %10.0f %5.2fx | %9.2f %9.2f %5.2fx\n" "$test" "$th" "$sq" "$oq" "$(awk -v a="$oq" -v b="$sq" 'BEGIN{print a/b}')" \
+      "$sc" "$oc" "$(awk -v a="$oc" -v b="$sc" 'BEGIN{print a/b}')"
+    awk '{printf "    %s qps=%s cpu_us/q=%s\n", $1, $2, $3}' "$out/pairs"
+  done
+done
+echo "(QPS ratio target >= 1.0x; CPU per query ratio target <= 1.0x)"
