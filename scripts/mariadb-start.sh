@@ -40,7 +40,7 @@ bp=${MARIADB_BUFFER_POOL:-1G}
 mariadbd --no-defaults --user=root --datadir="$dir/data" --socket="$dir/mysqld.sock" \
   --port="$port" --bind-address=127.0.0.1 --pid-file="$dir/mysqld.pid" \
   --log-error="$dir/error.log" --skip-name-resolve \
-  --innodb-buffer-pool-size="$bp" --innodb-log-file-size=512M --max-connections=5000 \
+  --innodb-buffer-pool-size="$bp" --innodb-log-file-size=1G --max-connections=5000 \
   --local-infile=1 --max-allowed-packet=64M --innodb-flush-log-at-trx-commit=2 \
   ${MARIADB_EXTRA_ARGS:-} >/dev/null 2>&1 &
 

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,20 @@ func main() {
 		SilenceErrors: true,
 		Version:       version,
 	}
+	var cpuProfile string
+	root.PersistentFlags().StringVar(&cpuProfile, "cpu-profile", "", "write a CPU profile (pprof) here")
+	root.PersistentFlags().MarkHidden("cpu-profile")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		return pprof.StartCPUProfile(f)
+	}
+	defer pprof.StopCPUProfile()
 	root.AddCommand(sysbenchCommand())
 	if err := root.Execute(); err != nil {
 		msg := err.Error()
@@ -28,6 +43,7 @@ func main() {
 			msg = strings.Replace(msg, "unknown flag", "unknown option", 1) + " (see oltpbench sysbench --help)"
 		}
 		fmt.Fprintln(os.Stderr, "oltpbench: "+msg)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

@@ -40,6 +40,7 @@ const (
 
 // threadStats are the runner's own per-thread figures.
 type threadStats struct {
+	baseEvents int64 // events counter at the last reset, read by the reporter only
 	busyNs atomic.Int64
 	minUs  atomic.Int64
 	maxUs  atomic.Int64
@@ -204,11 +205,13 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 		}
 	}()
 	cps := append([]time.Duration(nil), cfg.Checkpoints...)
+	origin := r.measuredStart
 	var cpTimer *time.Timer
 	var cpCh <-chan time.Time
 	armCheckpoint := func() {
 		if len(cps) > 0 {
-			d := time.Until(r.measuredStart.Add(cps[0]))
+			// Checkpoint times count from the start of measurement, as in sysbench.
+			d := time.Until(origin.Add(cps[0]))
 			cpTimer = time.NewTimer(max(d, 0))
 			cpCh = cpTimer.C
 		}
@@ -227,6 +230,7 @@ loop:
 			r.resetExtremes()
 			last = r.base
 			r.measuredStart = time.Now()
+			origin = r.measuredStart
 			lastAt = r.measuredStart
 			startTicker()
 			armCheckpoint()
@@ -323,9 +327,8 @@ func (r *run) resetExtremes() {
 		st.maxUs.Store(0)
 		st.sumUs.Store(0)
 		st.busyNs.Store(0)
-		t.Ctr[Events].Store(0)
+		st.baseEvents = t.Ctr[Events].Load()
 	}
-	// Events were zeroed per thread: rebase the other counters around that.
 	r.base = r.snapshot()
 }
 
@@ -339,7 +342,7 @@ func (r *run) final(interrupted bool) *Final {
 	f.Counts[Events] = 0
 	for i, t := range r.threads {
 		st := &r.stats[i]
-		ev := t.Ctr[Events].Load()
+		ev := t.Ctr[Events].Load() - st.baseEvents
 		f.Counts[Events] += ev
 		f.PerThread = append(f.PerThread, ThreadStat{Events: ev, Busy: time.Duration(st.busyNs.Load())})
 		f.MinUs = min(f.MinUs, st.minUs.Load())

@@ -1,0 +1,227 @@
+package runner
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+// These tests exercise the runner's own policy (limits, retries, reconnects)
+// with in-process workers; behaviour against a server is tested in cmd/oltpbench.
+
+type fakeConnector struct {
+	connects atomic.Int64
+	failFrom atomic.Int64 // connects numbered >= this fail (0: never)
+}
+
+func (f *fakeConnector) Raw(ctx context.Context, fn func(dc driver.Conn) error) error {
+	n := f.connects.Add(1)
+	if v := f.failFrom.Load(); v > 0 && n >= v {
+		return errors.New("refused for good")
+	}
+	return fn(nil)
+}
+
+type fakeWorker struct {
+	t      *workload.Thread
+	event  func(t *workload.Thread) error
+	rolled *atomic.Int64
+	closed *atomic.Int64
+}
+
+func (w *fakeWorker) Event() (int, error) {
+	if err := w.event(w.t); err != nil {
+		return 0, err
+	}
+	w.t.Add(workload.Reads, 2)
+	return 0, nil
+}
+func (w *fakeWorker) Rollback() error { w.rolled.Add(1); return nil }
+func (w *fakeWorker) Close() error    { w.closed.Add(1); return nil }
+
+type nopReporter struct {
+	mu        sync.Mutex
+	intervals []Interval
+	cps       int
+}
+
+func (r *nopReporter) Interval(iv Interval) {
+	r.mu.Lock()
+	r.intervals = append(r.intervals, iv)
+	r.mu.Unlock()
+}
+func (r *nopReporter) Checkpoint(Final) { r.mu.Lock(); r.cps++; r.mu.Unlock() }
+
+func factory(ev func(t *workload.Thread) error, rolled, closed *atomic.Int64) Factory {
+	return func(dc driver.Conn, t *workload.Thread) (workload.Worker, error) {
+		return &fakeWorker{t: t, event: ev, rolled: rolled, closed: closed}, nil
+	}
+}
+
+func TestEventLimitIsExact(t *testing.T) {
+	var rolled, closed atomic.Int64
+	reg := hist.NewRegistry([]string{"e"}, 4)
+	f, err := Run(context.Background(), Config{Threads: 8, Events: 10007}, &fakeConnector{},
+		factory(func(*workload.Thread) error { return nil }, &rolled, &closed), reg, &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Counts[Events] != 10007 || f.Counts[Reads] != 2*10007 || f.Hists[0].TotalCount() != 10007 {
+		t.Fatalf("events %d reads %d hist %d", f.Counts[Events], f.Counts[Reads], f.Hists[0].TotalCount())
+	}
+	if closed.Load() != 8 {
+		t.Fatalf("%d workers closed, want 8", closed.Load())
+	}
+	var sum int64
+	for _, ts := range f.PerThread {
+		sum += ts.Events
+	}
+	if sum != 10007 {
+		t.Fatalf("per-thread events sum %d", sum)
+	}
+}
+
+func TestIgnoredErrorsRetryTheEvent(t *testing.T) {
+	var rolled, closed atomic.Int64
+	var n atomic.Int64
+	ign, _ := conn.ParseErrorSet([]string{"1213"})
+	ev := func(*workload.Thread) error {
+		if n.Add(1)%5 == 0 {
+			return &mysql.MySQLError{Number: 1213, Message: "deadlock"}
+		}
+		return nil
+	}
+	f, err := Run(context.Background(), Config{Threads: 4, Events: 1000, Ignore: ign}, &fakeConnector{},
+		factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Counts[Events] != 1000 || f.Counts[Errors] == 0 || f.Counts[Errors] != rolled.Load() {
+		t.Fatalf("events %d errors %d rollbacks %d", f.Counts[Events], f.Counts[Errors], rolled.Load())
+	}
+}
+
+func TestOtherErrorsStopTheRun(t *testing.T) {
+	var rolled, closed atomic.Int64
+	ev := func(*workload.Thread) error { return &mysql.MySQLError{Number: 1146, Message: "no such table"} }
+	_, err := Run(context.Background(), Config{Threads: 3, Duration: time.Minute}, &fakeConnector{},
+		factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
+	var fe *FatalError
+	if !errors.As(err, &fe) || conn.Number(err) != 1146 {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestLostConnectionReconnects(t *testing.T) {
+	var rolled, closed atomic.Int64
+	var n atomic.Int64
+	ev := func(*workload.Thread) error {
+		if n.Add(1)%100 == 0 {
+			return mysql.ErrInvalidConn
+		}
+		return nil
+	}
+	fc := &fakeConnector{}
+	f, err := Run(context.Background(), Config{Threads: 4, Events: 2000}, fc, factory(ev, &rolled, &closed),
+		hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Counts[Events] != 2000 {
+		t.Fatalf("events %d: a lost event must be redone", f.Counts[Events])
+	}
+	if f.Counts[Reconnects] == 0 || f.Counts[Reconnects] != fc.connects.Load()-4 {
+		t.Fatalf("reconnects %d, connects %d", f.Counts[Reconnects], fc.connects.Load())
+	}
+}
+
+func TestFirstConnectFailureIsFatal(t *testing.T) {
+	var rolled, closed atomic.Int64
+	fc := &fakeConnector{}
+	fc.failFrom.Store(1)
+	_, err := Run(context.Background(), Config{Threads: 2, Duration: time.Minute}, fc,
+		factory(func(*workload.Thread) error { return nil }, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+	if err == nil {
+		t.Fatal("no error")
+	}
+}
+
+func TestTimeLimitIntervalsAndCancel(t *testing.T) {
+	var rolled, closed atomic.Int64
+	slow := func(*workload.Thread) error { time.Sleep(time.Millisecond); return nil }
+	rep := &nopReporter{}
+	start := time.Now()
+	f, err := Run(context.Background(), Config{Threads: 2, Duration: 350 * time.Millisecond, ReportInterval: 100 * time.Millisecond},
+		&fakeConnector{}, factory(slow, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el < 350*time.Millisecond || el > 3*time.Second {
+		t.Fatalf("ran %v", el)
+	}
+	rep.mu.Lock()
+	n := len(rep.intervals)
+	var sum int64
+	for _, iv := range rep.intervals {
+		sum += iv.Counts[Events]
+	}
+	rep.mu.Unlock()
+	if n < 3 || sum > f.Counts[Events] || sum == 0 {
+		t.Fatalf("%d intervals, %d events in them, %d in all", n, sum, f.Counts[Events])
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	f, err = Run(ctx, Config{Threads: 2, Duration: time.Hour}, &fakeConnector{}, factory(slow, &rolled, &closed),
+		hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+	if err != nil || !f.Interrupted || f.Counts[Events] == 0 {
+		t.Fatalf("cancel: err %v interrupted %v events %d", err, f.Interrupted, f.Counts[Events])
+	}
+}
+
+func TestWarmupAndCheckpointReset(t *testing.T) {
+	var rolled, closed atomic.Int64
+	slow := func(*workload.Thread) error { time.Sleep(time.Millisecond); return nil }
+	rep := &nopReporter{}
+	start := time.Now()
+	f, err := Run(context.Background(), Config{Threads: 2, Warmup: 200 * time.Millisecond, Duration: 300 * time.Millisecond,
+		Checkpoints: []time.Duration{150 * time.Millisecond}}, &fakeConnector{}, factory(slow, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) < 500*time.Millisecond {
+		t.Fatal("warm-up not added to the run time")
+	}
+	if rep.cps != 1 {
+		t.Fatalf("%d checkpoints", rep.cps)
+	}
+	// After the checkpoint, only the last ~150 ms count: at most 2 threads x 150 events.
+	// A reset is not atomic across threads: an event in flight may land on
+	// either side, one per thread at most.
+	diff := f.Counts[Events] - f.Hists[0].TotalCount()
+	if f.Elapsed > 250*time.Millisecond || f.Counts[Events] > 2*200 || diff < -2 || diff > 2 {
+		t.Fatalf("elapsed %v events %d hist %d", f.Elapsed, f.Counts[Events], f.Hists[0].TotalCount())
+	}
+}
+
+func TestRateSchedulesArrivals(t *testing.T) {
+	var rolled, closed atomic.Int64
+	f, err := Run(context.Background(), Config{Threads: 4, Duration: time.Second, Rate: 500}, &fakeConnector{},
+		factory(func(*workload.Thread) error { return nil }, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Counts[Events] < 350 || f.Counts[Events] > 650 {
+		t.Fatalf("%d events at 500/s in 1 s", f.Counts[Events])
+	}
+}
