@@ -20,7 +20,28 @@ type Split struct {
 	// PostLoad holds one ALTER TABLE per table adding every secondary index
 	// and foreign key at once ("" when there is nothing to add).
 	PostLoad string
-	Indexes  []string // names of the indexes moved out, for messages
+	Indexes  []string // names of the indexes moved out
+	// PostSpecs are the ALTER TABLE clauses of PostLoad, one per index, so a
+	// resumed load can add only the ones still missing.
+	PostSpecs []string
+	// Combined is one CREATE TABLE with every index inline: the schema file
+	// TiDB Lightning and IMPORT INTO expect.
+	Combined string
+}
+
+// AlterFor returns one ALTER TABLE adding the post-load indexes not in have
+// ("" if none are missing).
+func (s *Split) AlterFor(have map[string]bool) string {
+	var specs []string
+	for i, name := range s.Indexes {
+		if !have[strings.ToLower(name)] {
+			specs = append(specs, s.PostSpecs[i])
+		}
+	}
+	if len(specs) == 0 {
+		return ""
+	}
+	return "ALTER TABLE " + quoteIdent(s.Table) + " " + strings.Join(specs, ", ")
 }
 
 const restoreFlags = format.DefaultRestoreFlags | format.RestoreStringEscapeBackslash | format.RestoreTiDBSpecialComment
@@ -35,6 +56,8 @@ func SplitDDL(ddl string) (*Split, error) {
 	}
 	s := &Split{}
 	var specs []*ast.AlterTableSpec
+	var create *ast.CreateTableStmt
+	var kept []*ast.Constraint
 	for _, st := range stmts {
 		txt, err := restore(st)
 		if err != nil {
@@ -74,6 +97,7 @@ func SplitDDL(ddl string) (*Split, error) {
 			if s.Create, err = restore(n); err != nil {
 				return nil, err
 			}
+			create, kept = n, keep
 		case *ast.CreateIndexStmt:
 			tp := ast.ConstraintIndex
 			switch n.KeyType {
@@ -97,7 +121,23 @@ func SplitDDL(ddl string) (*Split, error) {
 		if s.PostLoad, err = restore(alter); err != nil {
 			return nil, err
 		}
+		for _, sp := range specs {
+			txt, err := restore(sp)
+			if err != nil {
+				return nil, err
+			}
+			s.PostSpecs = append(s.PostSpecs, txt)
+		}
 	}
+	all := append([]*ast.Constraint(nil), kept...)
+	for _, sp := range specs {
+		all = append(all, sp.Constraint)
+	}
+	create.Constraints = all
+	if s.Combined, err = restore(create); err != nil {
+		return nil, err
+	}
+	create.Constraints = kept
 	return s, nil
 }
 

@@ -50,9 +50,20 @@ func TestSplitDDL(t *testing.T) {
 			if s.PostLoad != c.postLoad {
 				t.Errorf("post-load %q, want %q", s.PostLoad, c.postLoad)
 			}
+			if s.PostLoad != "" && s.AlterFor(nil) != s.PostLoad {
+				t.Errorf("AlterFor(nothing there) %q, want %q", s.AlterFor(nil), s.PostLoad)
+			}
+			if s.AlterFor(lower(s.Indexes)) != "" {
+				t.Errorf("AlterFor(all there) = %q", s.AlterFor(lower(s.Indexes)))
+			}
+			for _, ix := range s.Indexes {
+				if !strings.Contains(s.Combined, "`"+ix+"`") {
+					t.Errorf("combined DDL lacks %s: %s", ix, s.Combined)
+				}
+			}
 			// Everything produced parses again.
 			p := parser.New()
-			for _, q := range append([]string{s.Create, s.PostLoad}, s.Full...) {
+			for _, q := range append([]string{s.Create, s.PostLoad, s.Combined}, s.Full...) {
 				if q == "" {
 					continue
 				}
@@ -70,4 +81,12 @@ func TestSplitDDLRejects(t *testing.T) {
 			t.Errorf("accepted %q", ddl)
 		}
 	}
+}
+
+func lower(names []string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[strings.ToLower(n)] = true
+	}
+	return m
 }

@@ -1,16 +1,23 @@
 // Package loader loads a dataset (tables as DDL plus chunked row sources)
-// into a server: create the base tables, load chunks in parallel as
-// multi-row INSERTs or streamed LOAD DATA LOCAL, add the secondary indexes
-// after the data (or create them first), then ANALYZE.
+// into a server, or writes it as CSV files: create the base tables, load units
+// (a generated chunk, or a CSV file) in parallel as streamed LOAD DATA LOCAL
+// or multi-row INSERTs, add secondary indexes after the data (or create them
+// first), then ANALYZE. Each unit is loaded in one transaction together with
+// its progress row, so --resume after a crash finishes the dataset with
+// nothing lost or doubled.
 package loader
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -22,27 +29,39 @@ import (
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
+// Dataset is what a load makes: tables, and the options that define their
+// rows (recorded with the data and checked when resuming).
+type Dataset struct {
+	Workload string
+	Meta     map[string]string
+	Tables   []workload.Table
+}
+
 // Options shape a load.
 type Options struct {
-	Mode        string // auto | insert | local
+	Mode        string // auto | insert | local | csv | import
 	IndexTiming string // auto | after | before
 	Threads     int
 	Seed        uint64
 	Analyze     bool
+	Resume      bool
+	// Shard and Shards select the Shard-th (1-based) of Shards disjoint parts.
+	Shard, Shards int
+	Dir           string // csv and import modes
+	FileSize      int64  // csv: bytes per file
 	// BatchBytes bounds one INSERT statement (below max_allowed_packet).
 	BatchBytes int
-	// Log receives progress lines (sysbench-style messages and phase times).
-	Log io.Writer
-	// Quiet drops sysbench-style per-table messages.
-	Quiet bool
+	Log        io.Writer
+	Quiet      bool   // no sysbench-style per-table messages
+	Progress   string // auto | on | off
 }
 
 // Report says what a load did, for the user and for result files.
 type Report struct {
 	Mode, ModeReason      string
 	IndexTiming, IxReason string
-	Rows                  int64
-	Bytes                 int64
+	Rows, Bytes           int64
+	Skipped               int64 // units found done (resume) or left to other shards
 	// Index is the time spent adding indexes, partly overlapping Load.
 	Create, Load, Index, Analyze, Total time.Duration
 }
@@ -54,11 +73,10 @@ type ExistingTablesError struct {
 }
 
 func (e *ExistingTablesError) Error() string {
-	return fmt.Sprintf("table(s) %s already exist in database %q: run cleanup first (or drop them)", strings.Join(e.Tables, ", "), e.DB)
+	return fmt.Sprintf("table(s) %s already exist in database %q: run cleanup first, or --resume to finish an interrupted load", strings.Join(e.Tables, ", "), e.DB)
 }
 
-// Load creates and fills tables in co.DB, creating the database if missing.
-func Load(ctx context.Context, co conn.Options, tables []workload.Table, o Options) (*Report, error) {
+func (o *Options) defaults() error {
 	if o.Threads < 1 {
 		o.Threads = 1
 	}
@@ -67,6 +85,62 @@ func Load(ctx context.Context, co conn.Options, tables []workload.Table, o Optio
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.FileSize <= 0 {
+		o.FileSize = 256 << 20
+	}
+	if o.Shards < 0 || o.Shards > 0 && (o.Shard < 1 || o.Shard > o.Shards) {
+		return fmt.Errorf("invalid --shard=%d/%d: use i/n with 1 <= i <= n", o.Shard, o.Shards)
+	}
+	return nil
+}
+
+// ParseShard parses "i/n".
+func ParseShard(s string) (int, int, error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("invalid --shard=%s: use i/n with 1 <= i <= n, e.g. 2/3", s)
+	}
+	return i, n, nil
+}
+
+// unit is what loads in one transaction: a generated chunk, or a CSV file.
+type unit struct {
+	ti       int
+	idx      int64
+	first, n int64
+	file     string // CSV file to read (import); "" to generate
+	sha256   string // expected digest of file
+	// lo and hi bound the unit's rows on the table's key column, so a
+	// half-loaded unit can be removed; keyed is false when there is no key.
+	lo, hi int64
+	keyed  bool
+}
+
+// Load creates and fills the dataset's tables in co.DB, creating the database
+// if missing. Mode csv only writes files (see WriteCSV); mode import writes
+// them to o.Dir first and loads them from there.
+func Load(ctx context.Context, co conn.Options, ds Dataset, o Options) (*Report, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	switch o.Mode {
+	case "csv":
+		return nil, errors.New("loader: csv mode writes files: use WriteCSV")
+	case "import":
+		if o.Dir == "" {
+			return nil, errors.New("--load-mode=import needs --dir for the CSV files")
+		}
+		m, err := WriteCSV(ctx, co.DB, ds, o)
+		if err != nil {
+			return nil, err
+		}
+		return importManifest(ctx, co, m, o)
 	}
 	if err := createDatabase(ctx, co); err != nil {
 		return nil, err
@@ -77,41 +151,95 @@ func Load(ctx context.Context, co conn.Options, tables []workload.Table, o Optio
 		return nil, err
 	}
 	defer pool.Close()
-	db := pool.DB(0)
-
+	srv, err := probe(ctx, pool.DB(0))
+	if err != nil {
+		return nil, err
+	}
 	rep := &Report{}
-	srv, err := probe(ctx, db)
-	if err != nil {
+	if rep.Mode, rep.ModeReason, err = chooseMode(o.Mode, srv); err != nil {
 		return nil, err
 	}
-	rep.Mode, rep.ModeReason, err = chooseMode(o.Mode, srv)
-	if err != nil {
-		return nil, err
+	var units [][]unit
+	for ti, t := range ds.Tables {
+		var us []unit
+		for c := int64(0); c < t.Chunks(); c++ {
+			first, n := t.ChunkRange(c)
+			u := unit{ti: ti, idx: c, first: first, n: n}
+			if t.KeyColumn != "" && t.KeyOf != nil {
+				u.lo, u.hi, u.keyed = t.KeyOf(first), t.KeyOf(first+n-1), true
+			}
+			us = append(us, u)
+		}
+		units = append(units, us)
 	}
-	rep.IndexTiming, rep.IxReason, err = chooseTiming(o.IndexTiming, srv)
-	if err != nil {
+	unitKind := "chunk:" + strconv.FormatInt(chunkRows(ds), 10)
+	return run(ctx, pool, co.DB, srv, ds, units, unitKind, rep, o)
+}
+
+func chunkRows(ds Dataset) int64 {
+	if len(ds.Tables) == 0 {
+		return 0
+	}
+	return ds.Tables[0].ChunkRows
+}
+
+// run is the common pipeline of the server modes and of import.
+func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Dataset, units [][]unit, unitKind string, rep *Report, o Options) (*Report, error) {
+	var err error
+	if rep.IndexTiming, rep.IxReason, err = chooseTiming(o.IndexTiming, srv); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(o.Log, "Load mode: %s (%s); indexes: %s (%s)\n", rep.Mode, rep.ModeReason, rep.IndexTiming, rep.IxReason)
-
+	db := pool.DB(0)
+	splits := make([]*Split, len(ds.Tables))
 	var names []string
-	splits := make([]*Split, len(tables))
-	for i := range tables {
-		names = append(names, tables[i].Name)
-		if splits[i], err = SplitDDL(tables[i].DDL); err != nil {
-			return nil, fmt.Errorf("table %s: %v", tables[i].Name, err)
+	for i, t := range ds.Tables {
+		names = append(names, t.Name)
+		if splits[i], err = SplitDDL(t.DDL); err != nil {
+			return nil, fmt.Errorf("table %s: %v", t.Name, err)
 		}
 	}
-	if existing, err := existingTables(ctx, db, co.DB, names); err != nil {
+	existing, err := existingTables(ctx, db, schema, names)
+	if err != nil {
 		return nil, err
-	} else if len(existing) > 0 {
-		return nil, &ExistingTablesError{DB: co.DB, Tables: existing}
+	}
+	continuing := o.Resume || o.Shards > 0
+	if len(existing) > 0 && !continuing {
+		return nil, &ExistingTablesError{DB: schema, Tables: existing}
+	}
+	if err := ensureRecordTables(ctx, db); err != nil {
+		return nil, err
+	}
+	record := map[string]string{"workload": ds.Workload, "seed": strconv.FormatUint(o.Seed, 10), "unit": unitKind,
+		"index_timing": rep.IndexTiming, "load_mode": rep.Mode, "state": "loading"}
+	identity := []string{"workload", "seed", "unit", "index_timing"}
+	for k, v := range ds.Meta {
+		record[k] = v
+		identity = append(identity, k)
+	}
+	if len(existing) > 0 {
+		have, err := ReadDataset(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		if have["workload"] == "" {
+			return nil, fmt.Errorf("table(s) %s exist but no oltpbench load record does: they were not loaded by oltpbench; run cleanup first", strings.Join(existing, ", "))
+		}
+	}
+	if err := writeDataset(ctx, db, record, identity); err != nil {
+		return nil, err
 	}
 
 	// Create.
 	start := time.Now()
-	t0 := start
-	for i, t := range tables {
+	have := map[string]bool{}
+	for _, n := range existing {
+		have[strings.ToLower(n)] = true
+	}
+	for i, t := range ds.Tables {
+		if have[strings.ToLower(t.Name)] {
+			continue
+		}
 		if !o.Quiet {
 			fmt.Fprintf(o.Log, "Creating table '%s'...\n", t.Name)
 		}
@@ -119,86 +247,149 @@ func Load(ctx context.Context, co conn.Options, tables []workload.Table, o Optio
 		if rep.IndexTiming == "before" {
 			stmts = splits[i].Full
 		}
-		for _, q := range stmts {
+		for j, q := range stmts {
+			if j == 0 && continuing {
+				q = strings.Replace(q, "CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ", 1)
+			}
 			if _, err := db.ExecContext(ctx, q); err != nil {
+				if continuing && strings.Contains(err.Error(), "1061") { // another shard added the index first
+					continue
+				}
 				return nil, fmt.Errorf("creating table %s: %v", t.Name, err)
 			}
 		}
 	}
-	rep.Create = time.Since(t0)
+	rep.Create = time.Since(start)
 
-	// Load chunks of all tables at once, interleaved so every table
-	// progresses; a table's indexes are added as soon as its last chunk is in,
-	// while other tables still load.
-	t0 = time.Now()
+	// Plan: skip units already done; keep this shard's part.
+	done, err := doneUnits(ctx, db)
+	if err != nil {
+		return nil, err
+	}
 	type task struct {
-		ti    int
-		chunk int64
+		u      unit
+		redo   bool // the table existed: clear the unit's key range first
+		global int
 	}
+	var all []task
+	for ti := range units {
+		for _, u := range units[ti] {
+			all = append(all, task{u: u, redo: have[strings.ToLower(ds.Tables[ti].Name)]})
+		}
+	}
+	// Interleave tables so all progress at once and endpoints share the load.
+	sort.SliceStable(all, func(a, b int) bool { return all[a].u.idx < all[b].u.idx })
+	left := make([]atomic.Int64, len(ds.Tables))
 	var tasks []task
-	left := make([]atomic.Int64, len(tables))
-	for i := range tables {
-		t := &tables[i]
-		if t.Rows > 0 && !o.Quiet {
-			fmt.Fprintf(o.Log, "Inserting %d records into '%s'\n", t.Rows, t.Name)
+	var totalRows int64
+	for g, tk := range all {
+		tk.global = g
+		if _, ok := done[ds.Tables[tk.u.ti].Name][tk.u.idx]; ok {
+			rep.Skipped++
+			continue
 		}
-		left[i].Store(t.Chunks())
-		for c := int64(0); c < t.Chunks(); c++ {
-			tasks = append(tasks, task{i, c})
+		if o.Shards > 0 && g%o.Shards != o.Shard-1 {
+			rep.Skipped++
+			continue
+		}
+		tasks = append(tasks, tk)
+		left[tk.u.ti].Add(1)
+		totalRows += tk.u.n
+	}
+	if !o.Quiet {
+		for ti, t := range ds.Tables {
+			if left[ti].Load() > 0 {
+				fmt.Fprintf(o.Log, "Inserting %d records into '%s'\n", t.Rows, t.Name)
+			}
 		}
 	}
-	sort.SliceStable(tasks, func(a, b int) bool { return tasks[a].chunk < tasks[b].chunk })
-	var rows, nbytes atomic.Int64
+	if rep.Skipped > 0 {
+		fmt.Fprintf(o.Log, "Loading %d of %d units (%d done earlier or left to other shards)\n", len(tasks), len(all), rep.Skipped)
+	}
+
+	t0 := time.Now()
 	var indexNs atomic.Int64
-	after := rep.IndexTiming == "after"
-	addIndexes := func(ctx context.Context, i int) error {
-		s := splits[i]
-		if !after || s.PostLoad == "" {
+	indexed := make([]atomic.Bool, len(ds.Tables))
+	addIndexes := func(ctx context.Context, ti int) error {
+		if rep.IndexTiming != "after" || indexed[ti].Swap(true) {
+			return nil
+		}
+		s := splits[ti]
+		if s.PostLoad == "" {
+			return nil
+		}
+		haveIx, err := existingIndexes(ctx, db, schema, s.Table)
+		if err != nil {
+			return err
+		}
+		q := s.AlterFor(haveIx)
+		if q == "" {
 			return nil
 		}
 		if !o.Quiet {
 			fmt.Fprintf(o.Log, "Creating a secondary index on '%s'...\n", s.Table)
 		}
-		start := time.Now()
-		defer func() { indexNs.Add(int64(time.Since(start))) }()
-		if _, err := pool.DB(i).ExecContext(ctx, s.PostLoad); err != nil {
+		st := time.Now()
+		defer func() { indexNs.Add(int64(time.Since(st))) }()
+		if _, err := pool.DB(ti).ExecContext(ctx, q); err != nil && !strings.Contains(err.Error(), "1061") {
 			return fmt.Errorf("adding indexes to %s: %v", s.Table, err)
 		}
 		return nil
 	}
+	m := startMeter(o.Log, "load", totalRows, o.Progress, 10*time.Second)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Threads)
 	var seq atomic.Int64
-	for i := range tables {
-		if tables[i].Chunks() == 0 {
-			g.Go(func() error { return addIndexes(gctx, i) })
-		}
-	}
 	for _, tk := range tasks {
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
-			t := &tables[tk.ti]
-			n, b, err := loadChunk(gctx, pool, int(seq.Add(1)), t, tk.chunk, rep.Mode, o)
-			rows.Add(n)
-			nbytes.Add(b)
+			t := &ds.Tables[tk.u.ti]
+			b, err := loadUnit(gctx, pool, int(seq.Add(1)), t, tk.u, tk.redo, rep.Mode, o)
 			if err != nil {
-				return fmt.Errorf("loading %s chunk %d: %w", t.Name, tk.chunk, err)
+				return fmt.Errorf("loading %s unit %d: %w", t.Name, tk.u.idx, err)
 			}
-			if left[tk.ti].Add(-1) == 0 {
-				return addIndexes(gctx, tk.ti)
+			m.add(tk.u.n, b)
+			if left[tk.u.ti].Add(-1) == 0 && o.Shards == 0 {
+				return addIndexes(gctx, tk.u.ti)
 			}
 			return nil
 		})
 	}
+	err = g.Wait()
+	m.finish()
+	if err != nil {
+		return nil, err
+	}
+	rep.Rows, rep.Bytes = m.rows.Load(), m.bytes.Load()
+
+	// Tables loaded earlier (resume) or by several shards get their indexes
+	// once complete; the last shard to finish adds them.
+	complete := true
+	done, err = doneUnits(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(o.Threads)
+	for ti, t := range ds.Tables {
+		if int64(len(done[t.Name])) < int64(len(units[ti])) {
+			complete = false
+			continue
+		}
+		g.Go(func() error { return addIndexes(gctx, ti) })
+	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	rep.Rows, rep.Bytes = rows.Load(), nbytes.Load()
 	rep.Index = time.Duration(indexNs.Load())
 	rep.Load = time.Since(t0) - rep.Index
-
+	if !complete {
+		fmt.Fprintf(o.Log, "Shard %d/%d done; the dataset is not complete yet: the last shard to finish adds the indexes\n", o.Shard, o.Shards)
+		rep.Total = time.Since(start)
+		return rep, nil
+	}
 	t0 = time.Now()
 	if o.Analyze {
 		if err := Analyze(ctx, pool, names, o.Threads); err != nil {
@@ -206,9 +397,113 @@ func Load(ctx context.Context, co conn.Options, tables []workload.Table, o Optio
 		}
 	}
 	rep.Analyze = time.Since(t0)
+	if _, err := db.ExecContext(ctx, "UPDATE "+datasetTable+" SET v = 'complete' WHERE k = 'state'"); err != nil {
+		return nil, err
+	}
 	rep.Total = time.Since(start)
 	return rep, nil
 }
+
+// loadUnit loads one unit in one transaction with its progress row. redo
+// first removes whatever a crashed earlier attempt left in its key range
+// (engines without transactions keep half a unit).
+func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, u unit, redo bool, mode string, o Options) (int64, error) {
+	c, err := pool.ConnAt(ctx, seq)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	if redo && u.keyed && u.n > 0 {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s BETWEEN %d AND %d", quoteIdent(t.Name), quoteIdent(t.KeyColumn), u.lo, u.hi)); err != nil {
+			return 0, err
+		}
+	}
+	cols := make([]string, len(t.Columns))
+	for i, col := range t.Columns {
+		cols[i] = quoteIdent(col)
+	}
+	colList := "(" + strings.Join(cols, ",") + ")"
+	var sent int64
+	switch {
+	case u.file != "":
+		f, err := os.Open(u.file)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		// The file is hashed as it streams, and checked against the manifest
+		// before the transaction commits.
+		h := sha256.New()
+		cr := &countingReader{r: io.TeeReader(f, h)}
+		file, release := conn.LocalInfile(cr)
+		defer release()
+		if _, err := tx.ExecContext(ctx, "LOAD DATA LOCAL INFILE '"+file+"' INTO TABLE "+quoteIdent(t.Name)+
+			" CHARACTER SET binary "+csvgen.LoadDataClause+" IGNORE 1 LINES "+colList); err != nil {
+			return 0, err
+		}
+		sent = cr.n
+		if got := hex.EncodeToString(h.Sum(nil)); u.sha256 != "" && got != u.sha256 {
+			return 0, fmt.Errorf("%s: SHA-256 %s differs from the manifest's %s: the file changed; make the files again", u.file, got, u.sha256)
+		}
+	case mode == "local":
+		// Generate into a pipe while the driver streams it to the server, so
+		// the server starts on a chunk as soon as its first rows exist.
+		pr, pw := io.Pipe()
+		go func() {
+			enc := csvgen.NewEncoder(streamBlock + 4096)
+			enc.OnRow = func(e *csvgen.Encoder) error {
+				if len(e.Buf) < streamBlock {
+					return nil
+				}
+				atomic.AddInt64(&sent, int64(len(e.Buf)))
+				_, err := pw.Write(e.Buf)
+				e.Buf = e.Buf[:0]
+				return err
+			}
+			err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n, enc)
+			if err == nil && len(enc.Buf) > 0 {
+				atomic.AddInt64(&sent, int64(len(enc.Buf)))
+				_, err = pw.Write(enc.Buf)
+			}
+			pw.CloseWithError(err)
+		}()
+		file, release := conn.LocalInfile(pr)
+		defer release()
+		// Generated text is ASCII: CHARACTER SET binary skips a conversion pass.
+		_, err := tx.ExecContext(ctx, "LOAD DATA LOCAL INFILE '"+file+"' INTO TABLE "+quoteIdent(t.Name)+
+			" CHARACTER SET binary "+csvgen.LoadDataClause+" "+colList)
+		pr.CloseWithError(errors.New("load ended")) // unblock the generator if the statement failed
+		if err != nil {
+			return 0, err
+		}
+	default:
+		enc := &insertEncoder{buf: make([]byte, 0, o.BatchBytes+4096), prefix: "INSERT INTO " + quoteIdent(t.Name) + " " + colList + " VALUES ", limit: o.BatchBytes}
+		enc.flush = func(q []byte) error {
+			_, err := tx.ExecContext(ctx, string(q))
+			return err
+		}
+		enc.reset()
+		if err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n, enc); err != nil {
+			return 0, err
+		}
+		if err := enc.send(); err != nil {
+			return 0, err
+		}
+		sent = enc.sent
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO "+progressTable+" (tbl, unit, `rows`) VALUES (?, ?, ?)", t.Name, u.idx, u.n); err != nil {
+		return 0, err
+	}
+	return atomic.LoadInt64(&sent), tx.Commit()
+}
+
+// streamBlock is how much generated text goes to the pipe at a time.
+const streamBlock = 256 << 10
 
 // Analyze runs ANALYZE TABLE on every table, in parallel.
 func Analyze(ctx context.Context, pool *conn.Pool, names []string, threads int) error {
@@ -231,13 +526,12 @@ func Analyze(ctx context.Context, pool *conn.Pool, names []string, threads int) 
 
 // Summary prints the phase times.
 func (r *Report) Summary(w io.Writer) {
-	total := r.Total
 	rate := 0.0
-	if total > 0 {
-		rate = float64(r.Rows) / total.Seconds()
+	if r.Total > 0 {
+		rate = float64(r.Rows) / r.Total.Seconds()
 	}
-	fmt.Fprintf(w, "Loaded %d rows (%.1f MB) in %.2fs: create %.2fs, load %.2fs, index %.2fs, analyze %.2fs; %.0f rows/s\n",
-		r.Rows, float64(r.Bytes)/1e6, total.Seconds(), r.Create.Seconds(), r.Load.Seconds(), r.Index.Seconds(), r.Analyze.Seconds(), rate)
+	fmt.Fprintf(w, "Loaded %d rows (%.1f MB) in %.2fs: create %.2fs, load %.2fs, index %.2fs (overlapping the load), analyze %.2fs; %.0f rows/s\n",
+		r.Rows, float64(r.Bytes)/1e6, r.Total.Seconds(), r.Create.Seconds(), r.Load.Seconds(), r.Index.Seconds(), r.Analyze.Seconds(), rate)
 }
 
 func createDatabase(ctx context.Context, co conn.Options) error {
@@ -251,17 +545,14 @@ func createDatabase(ctx context.Context, co conn.Options) error {
 		return err
 	}
 	defer pool.Close()
-	for i := range pool.Endpoints() {
-		c, err := pool.ConnAt(ctx, i)
-		if err != nil {
-			return err
-		}
-		_, err = c.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(co.DB))
-		c.Close()
-		if err != nil {
-			return fmt.Errorf("creating database %s: %v", co.DB, err)
-		}
-		break // one server holds the schema; other endpoints are the same cluster
+	// One server holds the schema; other endpoints are the same cluster.
+	c, err := pool.ConnAt(ctx, 0)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err = c.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(co.DB)); err != nil {
+		return fmt.Errorf("creating database %s: %v", co.DB, err)
 	}
 	return nil
 }
@@ -292,22 +583,24 @@ func probe(ctx context.Context, db *sql.DB) (*server, error) {
 	return s, nil
 }
 
+const enableLocal = "SET GLOBAL local_infile=1 (or start the server with --local-infile=1) enables the faster local mode"
+
 func chooseMode(mode string, s *server) (string, string, error) {
 	switch mode {
 	case "", "auto":
 		if s.localInfile {
 			return "local", "server allows LOAD DATA LOCAL", nil
 		}
-		return "insert", "server has local_infile off; SET GLOBAL local_infile=1 enables the faster local mode", nil
+		return "insert", "server has local_infile off; " + enableLocal, nil
 	case "insert":
 		return "insert", "asked for", nil
 	case "local":
 		if !s.localInfile {
-			return "insert", "server has local_infile off, falling back; SET GLOBAL local_infile=1 enables it", nil
+			return "insert", "asked for local, but the server has local_infile off: falling back to insert; " + enableLocal, nil
 		}
 		return "local", "asked for", nil
 	}
-	return "", "", fmt.Errorf("invalid --load-mode=%s: use auto, insert or local", mode)
+	return "", "", fmt.Errorf("invalid --load-mode=%s: use auto, insert, local, csv or import", mode)
 }
 
 func chooseTiming(t string, s *server) (string, string, error) {
@@ -348,87 +641,6 @@ func existingTables(ctx context.Context, db *sql.DB, schema string, names []stri
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
-// loadChunk generates one chunk and sends it as one transaction (one LOAD
-// DATA statement, or the INSERTs of the chunk between BEGIN and COMMIT), so a
-// chunk is either wholly in or wholly out.
-func loadChunk(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, chunk int64, mode string, o Options) (int64, int64, error) {
-	first, n := t.ChunkRange(chunk)
-	r := workload.NewRand(o.Seed, hashName(t.Name), uint64(chunk))
-	c, err := pool.ConnAt(ctx, seq)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer c.Close()
-	cols := make([]string, len(t.Columns))
-	for i, col := range t.Columns {
-		cols[i] = quoteIdent(col)
-	}
-	colList := "(" + strings.Join(cols, ",") + ")"
-	switch mode {
-	case "local":
-		// Generate into a pipe while the driver streams it to the server, so
-		// the server starts on a chunk as soon as its first rows exist.
-		pr, pw := io.Pipe()
-		var sent int64
-		go func() {
-			enc := csvgen.NewEncoder(streamBlock + 4096)
-			enc.OnRow = func(e *csvgen.Encoder) error {
-				if len(e.Buf) < streamBlock {
-					return nil
-				}
-				sent += int64(len(e.Buf))
-				_, err := pw.Write(e.Buf)
-				e.Buf = e.Buf[:0]
-				return err
-			}
-			err := t.Gen(r, first, n, enc)
-			if err == nil && len(enc.Buf) > 0 {
-				sent += int64(len(enc.Buf))
-				_, err = pw.Write(enc.Buf)
-			}
-			pw.CloseWithError(err)
-		}()
-		file, done := conn.LocalInfile(pr)
-		defer done()
-		// Generated text is ASCII: CHARACTER SET binary skips a conversion pass.
-		q := "LOAD DATA LOCAL INFILE '" + file + "' INTO TABLE " + quoteIdent(t.Name) +
-			" CHARACTER SET binary " + csvgen.LoadDataClause + " " + colList
-		_, err := c.ExecContext(ctx, q)
-		pr.CloseWithError(errors.New("load ended")) // unblock the generator if the statement failed
-		if err != nil {
-			return 0, 0, err
-		}
-		return n, sent, nil
-	default:
-		prefix := "INSERT INTO " + quoteIdent(t.Name) + " " + colList + " VALUES "
-		tx, err := c.BeginTx(ctx, nil)
-		if err != nil {
-			return 0, 0, err
-		}
-		enc := &insertEncoder{buf: make([]byte, 0, o.BatchBytes+4096), prefix: prefix, limit: o.BatchBytes}
-		enc.flush = func(q []byte) error {
-			_, err := tx.ExecContext(ctx, string(q))
-			return err
-		}
-		enc.reset()
-		err = t.Gen(r, first, n, enc)
-		if err == nil {
-			err = enc.send()
-		}
-		if err != nil {
-			tx.Rollback()
-			return 0, 0, err
-		}
-		if err := tx.Commit(); err != nil {
-			return 0, 0, err
-		}
-		return n, enc.sent, nil
-	}
-}
-
-// streamBlock is how much generated text goes to the pipe at a time.
-const streamBlock = 256 << 10
 
 func hashName(s string) uint64 {
 	h := uint64(14695981039346656037)

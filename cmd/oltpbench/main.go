@@ -36,11 +36,11 @@ func main() {
 		return pprof.StartCPUProfile(f)
 	}
 	defer pprof.StopCPUProfile()
-	root.AddCommand(sysbenchCommand())
+	root.AddCommand(sysbenchCommand(), csvCommand(), importCommand())
 	if err := root.Execute(); err != nil {
 		msg := err.Error()
 		if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand") {
-			msg = strings.Replace(msg, "unknown flag", "unknown option", 1) + " (see oltpbench sysbench --help)"
+			msg = strings.Replace(msg, "unknown flag", "unknown option", 1) + " (see --help)"
 		}
 		fmt.Fprintln(os.Stderr, "oltpbench: "+msg)
 		pprof.StopCPUProfile()

@@ -70,8 +70,10 @@ type sbFlags struct {
 	output     string
 
 	loadMode, indexTiming string
-	analyze               bool
+	analyze, resume       bool
 	seed                  uint64
+	shard, dir            string
+	csvFileSize, progress string
 
 	ignored map[string]*string // compatibility options with no effect here
 }
@@ -118,6 +120,23 @@ func (f *sbFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.randZipfExp, "rand-zipfian-exp", 0.8, "shape parameter (exponent, theta) for the zipfian distribution")
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "prepared statements usage mode {auto, disable}")
 	fs.StringVar(&f.dbDriver, "db-driver", "mysql", "database driver (mysql)")
+	f.registerConn(fs)
+	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result here")
+	fs.StringVar(&f.output, "output", "text", "text, or json (the JSON result on stdout after the report)")
+	f.registerLoad(fs)
+	f.ignored = map[string]*string{}
+	for _, n := range []string{"verbosity", "thread-stack-size", "debug", "validate", "db-debug", "mysql-debug",
+		"mysql-dry-run", "mysql-compression", "pgsql-variant", "thread-init-timeout"} {
+		s := new(string)
+		f.ignored[n] = s
+		fs.StringVar(s, n, "", "accepted for sysbench compatibility; no effect")
+		fs.Lookup(n).NoOptDefVal = "on"
+		fs.Lookup(n).Hidden = true
+	}
+}
+
+// registerConn adds the connection options every command that reaches a server takes.
+func (f *sbFlags) registerConn(fs *pflag.FlagSet) {
 	options.AddList(fs, &f.hosts, "mysql-host", []string{"localhost"}, "MySQL server host(s)")
 	options.AddList(fs, &f.ports, "mysql-port", []string{"3306"}, "MySQL server port(s)")
 	options.AddList(fs, &f.sockets, "mysql-socket", nil, "MySQL socket(s)")
@@ -135,21 +154,58 @@ func (f *sbFlags) register(fs *pflag.FlagSet) {
 	options.AddList(fs, &f.sessionVars, "mysql-session-vars", nil, "session variables for every connection, e.g. 'tidb_enable_1pc=1,autocommit=1'")
 	fs.StringArrayVar(&f.initSQL, "init-sql", nil, "statement to run on every new connection (repeatable)")
 	fs.Float64Var(&f.connectTimeout, "mysql-connect-timeout", 10, "seconds to wait for a connection")
-	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result here")
-	fs.StringVar(&f.output, "output", "text", "text, or json (the JSON result on stdout after the report)")
-	fs.StringVar(&f.loadMode, "load-mode", "auto", "prepare: auto, insert or local (LOAD DATA LOCAL)")
+}
+
+// registerLoad adds the loader's options.
+func (f *sbFlags) registerLoad(fs *pflag.FlagSet) {
+	fs.StringVar(&f.loadMode, "load-mode", "auto", "prepare: auto (local where the server allows it, else insert), insert, local (streamed LOAD DATA LOCAL), csv (files only) or import (files, then loaded)")
 	fs.StringVar(&f.indexTiming, "index-timing", "auto", "prepare: secondary indexes after the data, before, or auto")
 	options.AddBool(fs, &f.analyze, "analyze", true, "prepare: ANALYZE TABLE after loading")
 	fs.Uint64Var(&f.seed, "seed", 20201, "dataset seed: the same seed gives the same data")
-	f.ignored = map[string]*string{}
-	for _, n := range []string{"verbosity", "thread-stack-size", "debug", "validate", "db-debug", "mysql-debug",
-		"mysql-dry-run", "mysql-compression", "pgsql-variant", "thread-init-timeout"} {
-		s := new(string)
-		f.ignored[n] = s
-		fs.StringVar(s, n, "", "accepted for sysbench compatibility; no effect")
-		fs.Lookup(n).NoOptDefVal = "on"
-		fs.Lookup(n).Hidden = true
+	options.AddBool(fs, &f.resume, "resume", false, "finish an interrupted load: load only what is missing")
+	fs.StringVar(&f.shard, "shard", "", "load only part i of n (i/n), so several client machines load one dataset")
+	fs.StringVar(&f.dir, "dir", "", "folder of the CSV files (csv and import modes)")
+	fs.StringVar(&f.csvFileSize, "csv-file-size", "256MiB", "split CSV files near this size")
+	fs.StringVar(&f.progress, "progress", "auto", "progress display: auto (a live bar on a terminal), on, off")
+}
+
+func (f *sbFlags) loaderOptions() (loader.Options, error) {
+	i, n, err := loader.ParseShard(f.shard)
+	if err != nil {
+		return loader.Options{}, err
 	}
+	size, err := parseSize(f.csvFileSize)
+	if err != nil {
+		return loader.Options{}, fmt.Errorf("invalid --csv-file-size=%s: %v", f.csvFileSize, err)
+	}
+	switch f.progress {
+	case "auto", "on", "off":
+	default:
+		return loader.Options{}, fmt.Errorf("invalid --progress=%s: use auto, on or off", f.progress)
+	}
+	return loader.Options{Mode: f.loadMode, IndexTiming: f.indexTiming, Threads: f.threads, Seed: f.seed, Analyze: f.analyze,
+		Resume: f.resume, Shard: i, Shards: n, Dir: f.dir, FileSize: size, Progress: f.progress}, nil
+}
+
+// parseSize reads 1048576, 64KiB, 256MiB, 1GiB (KB/MB/GB are powers of 1000).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000_000}, {"GB", 1000_000_000}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	mult := int64(1)
+	num := strings.TrimSpace(s)
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, errors.New("a positive size like 256MiB")
+	}
+	return v * mult, nil
 }
 
 func sysbenchCommand() *cobra.Command {
@@ -255,15 +311,44 @@ func (f *sbFlags) connOptions(fs *pflag.FlagSet) (conn.Options, error) {
 	return co, nil
 }
 
+func sbDataset(t *sysbench.Test, f *sbFlags, dist *workload.Dist) loader.Dataset {
+	return loader.Dataset{Workload: "sysbench", Tables: t.Tables(&f.test, dist), Meta: map[string]string{
+		"tables": strconv.Itoa(f.test.Tables), "table_size": strconv.FormatInt(f.test.TableSize, 10), "rand_type": f.randType,
+		"auto_inc": strconv.FormatBool(f.test.AutoInc), "secondary": strconv.FormatBool(f.test.Secondary),
+		"create_secondary": strconv.FormatBool(f.test.CreateSecondary), "storage_engine": f.test.StorageEngine}}
+}
+
 func sbPrepare(ctx context.Context, t *sysbench.Test, f *sbFlags, co conn.Options, dist *workload.Dist, out io.Writer) error {
 	sysbench.PrintBanner(out, "oltpbench "+version)
 	fmt.Fprintf(out, "Initializing worker threads...\n\n")
-	rep, err := loader.Load(ctx, co, t.Tables(&f.test, dist), loader.Options{
-		Mode: f.loadMode, IndexTiming: f.indexTiming, Threads: f.threads, Seed: f.seed, Analyze: f.analyze, Log: out})
+	lo, err := f.loaderOptions()
+	if err != nil {
+		return err
+	}
+	lo.Log = out
+	ds := sbDataset(t, f, dist)
+	if f.loadMode == "csv" {
+		m, err := loader.WriteCSV(ctx, co.DB, ds, lo)
+		if err != nil {
+			return err
+		}
+		return printManifest(out, m, lo.Dir)
+	}
+	rep, err := loader.Load(ctx, co, ds, lo)
 	if err != nil {
 		return err
 	}
 	rep.Summary(out)
+	return nil
+}
+
+func printManifest(out io.Writer, m *loader.Manifest, dir string) error {
+	var files, rows int64
+	for _, t := range m.Tables {
+		files += int64(len(t.Files))
+		rows += t.Rows
+	}
+	fmt.Fprintf(out, "Wrote %d rows in %d CSV files to %s: %s-manifest.json lists them; %s-import.sql holds IMPORT INTO statements\n", rows, files, dir, m.DB, m.DB)
 	return nil
 }
 
@@ -279,7 +364,13 @@ func sbCleanup(ctx context.Context, t *sysbench.Test, f *sbFlags, co conn.Option
 		return err
 	}
 	defer c.Close()
-	for _, n := range t.TableNames(&f.test) {
+	for _, n := range append(t.TableNames(&f.test), loader.RecordTables...) {
+		if !strings.HasPrefix(n, "sbtest") {
+			if _, err := c.ExecContext(ctx, "DROP TABLE IF EXISTS "+n); err != nil {
+				return fmt.Errorf("dropping %s: %v", n, err)
+			}
+			continue
+		}
 		fmt.Fprintf(out, "Dropping table '%s'...\n", n)
 		if _, err := c.ExecContext(ctx, "DROP TABLE IF EXISTS "+n); err != nil {
 			return fmt.Errorf("dropping %s: %v", n, err)
@@ -375,6 +466,11 @@ func sbRun(ctx context.Context, fs *pflag.FlagSet, t *sysbench.Test, f *sbFlags,
 			"tables": strconv.Itoa(f.test.Tables), "table_size": strconv.FormatInt(f.test.TableSize, 10)}}
 	res.Client, _ = os.Hostname()
 	res.Server = serverInfo(ctx, pool)
+	if rec, err := loader.ReadDataset(ctx, pool.DB(0)); err == nil {
+		for k, v := range rec {
+			res.Dataset[k] = v
+		}
+	}
 
 	seed := f.randSeed
 	if seed == 0 {

@@ -41,11 +41,11 @@ const (
 // threadStats are the runner's own per-thread figures.
 type threadStats struct {
 	baseEvents int64 // events counter at the last reset, read by the reporter only
-	busyNs atomic.Int64
-	minUs  atomic.Int64
-	maxUs  atomic.Int64
-	sumUs  atomic.Int64
-	_      [32]byte
+	busyNs     atomic.Int64
+	minUs      atomic.Int64
+	maxUs      atomic.Int64
+	sumUs      atomic.Int64
+	_          [32]byte
 }
 
 // Factory prepares a worker on a driver connection (statements are prepared there).

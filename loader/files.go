@@ -1,0 +1,512 @@
+package loader
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/oltpbench/oltpbench/csvgen"
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+// ManifestFormat identifies the manifest layout.
+const ManifestFormat = "oltpbench-csv/1"
+
+// Manifest lists a directory's CSV files: what TiDB Lightning, IMPORT INTO
+// and `oltpbench import` read, with row counts and SHA-256 digests.
+type Manifest struct {
+	Format   string            `json:"format"`
+	DB       string            `json:"db"`
+	Workload string            `json:"workload"`
+	Seed     uint64            `json:"seed"`
+	Meta     map[string]string `json:"meta,omitempty"`
+	Tables   []ManifestTable   `json:"tables"`
+	dir      string
+}
+
+// ManifestTable is one table's schema file and data files.
+type ManifestTable struct {
+	Name          string         `json:"name"`
+	Columns       []string       `json:"columns"`
+	Rows          int64          `json:"rows"`
+	KeyColumn     string         `json:"key_column,omitempty"`
+	ChunksPerFile int64          `json:"chunks_per_file"`
+	SchemaFile    string         `json:"schema_file"`
+	Files         []ManifestFile `json:"files"`
+}
+
+// ManifestFile is one data file.
+type ManifestFile struct {
+	Name     string `json:"name"`
+	Unit     int64  `json:"unit"`
+	FirstRow int64  `json:"first_row"`
+	Rows     int64  `json:"rows"`
+	FirstKey int64  `json:"first_key"`
+	LastKey  int64  `json:"last_key"`
+	Bytes    int64  `json:"bytes"`
+	SHA256   string `json:"sha256"`
+	table    string
+}
+
+// Names of the files, as TiDB Lightning expects them.
+func schemaCreateFile(db string) string  { return db + "-schema-create.sql" }
+func schemaFile(db, table string) string { return db + "." + table + "-schema.sql" }
+func dataFile(db, table string, n int64) string {
+	return fmt.Sprintf("%s.%s.%06d.csv", db, table, n+1)
+}
+func manifestFile(db string) string { return db + "-manifest.json" }
+func importFile(db string) string   { return db + "-import.sql" }
+func progressFile(db string) string { return "." + db + "-progress.jsonl" }
+
+// WriteCSV writes the dataset as CSV files in o.Dir, split near o.FileSize,
+// with schema files, a manifest and IMPORT INTO statements. Files are the same
+// byte for byte at any thread count. Each file is written under a temporary
+// name and renamed when complete; o.Resume keeps the files an interrupted run
+// completed.
+func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	if o.Dir == "" {
+		return nil, errors.New("no output folder: set --dir")
+	}
+	if db == "" {
+		return nil, errors.New("no database name for the files: set --mysql-db")
+	}
+	if err := checkWritable(o.Dir); err != nil {
+		return nil, err
+	}
+	m := &Manifest{Format: ManifestFormat, DB: db, Workload: ds.Workload, Seed: o.Seed, Meta: ds.Meta, dir: o.Dir}
+	done, err := readProgress(o.Dir, db)
+	if err != nil {
+		return nil, err
+	}
+	if !o.Resume {
+		if len(done) > 0 || exists(filepath.Join(o.Dir, manifestFile(db))) {
+			return nil, fmt.Errorf("%s already holds files of database %q: use --resume to finish them, another --dir, or remove them", o.Dir, db)
+		}
+	}
+	type job struct {
+		t  *workload.Table
+		mt *ManifestTable
+		f  ManifestFile
+		c0 int64 // first chunk
+		c1 int64 // past the last chunk
+	}
+	var jobs []job
+	var total int64
+	for i := range ds.Tables {
+		t := &ds.Tables[i]
+		split, err := SplitDDL(t.DDL)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %v", t.Name, err)
+		}
+		if err := writeFileAtomic(filepath.Join(o.Dir, schemaFile(db, t.Name)), []byte(split.Combined+";\n")); err != nil {
+			return nil, err
+		}
+		mt := ManifestTable{Name: t.Name, Columns: t.Columns, Rows: t.Rows, KeyColumn: t.KeyColumn, SchemaFile: schemaFile(db, t.Name)}
+		mt.ChunksPerFile = chunksPerFile(t, o)
+		m.Tables = append(m.Tables, mt)
+	}
+	if err := writeFileAtomic(filepath.Join(o.Dir, schemaCreateFile(db)), []byte("CREATE DATABASE IF NOT EXISTS "+quoteIdent(db)+";\n")); err != nil {
+		return nil, err
+	}
+	for i := range ds.Tables {
+		t, mt := &ds.Tables[i], &m.Tables[i]
+		for c0, n := int64(0), int64(0); c0 < t.Chunks(); c0, n = c0+mt.ChunksPerFile, n+1 {
+			c1 := min(c0+mt.ChunksPerFile, t.Chunks())
+			first, _ := t.ChunkRange(c0)
+			lf, ln := t.ChunkRange(c1 - 1)
+			f := ManifestFile{Name: dataFile(db, t.Name, n), Unit: n, FirstRow: first, Rows: lf + ln - first, table: t.Name}
+			if t.KeyOf != nil {
+				f.FirstKey, f.LastKey = t.KeyOf(first), t.KeyOf(lf+ln-1)
+			}
+			if d, ok := done[f.Name]; ok && fileSize(filepath.Join(o.Dir, f.Name)) == d.Bytes {
+				mt.Files = append(mt.Files, d)
+				continue
+			}
+			jobs = append(jobs, job{t, mt, f, c0, c1})
+			total += f.Rows
+		}
+	}
+	plog, err := os.OpenFile(filepath.Join(o.Dir, progressFile(db)), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write in %s: %v", o.Dir, errors.Unwrap(err))
+	}
+	defer plog.Close()
+	var mu sync.Mutex
+	meter := startMeter(o.Log, "csv", total, o.Progress, 10*time.Second)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Threads)
+	for _, jb := range jobs {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			f := jb.f
+			if err := writeDataFile(gctx, o.Dir, jb.t, &f, jb.c0, jb.c1, o.Seed, meter); err != nil {
+				return err
+			}
+			line, _ := json.Marshal(f)
+			mu.Lock()
+			defer mu.Unlock()
+			jb.mt.Files = append(jb.mt.Files, f)
+			if _, err := plog.Write(append(line, '\n')); err != nil {
+				return fmt.Errorf("writing %s: %v", progressFile(db), err)
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	meter.finish()
+	if err != nil {
+		return nil, err
+	}
+	for i := range m.Tables {
+		sort.Slice(m.Tables[i].Files, func(a, b int) bool { return m.Tables[i].Files[a].Unit < m.Tables[i].Files[b].Unit })
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if err := writeFileAtomic(filepath.Join(o.Dir, manifestFile(db)), append(b, '\n')); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(o.Dir, importFile(db)), []byte(ImportSQL(m, absDir(o.Dir), o.Threads))); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// chunksPerFile sizes files from the first chunk's encoded size: a function
+// of the data alone, so file boundaries do not depend on --threads.
+func chunksPerFile(t *workload.Table, o Options) int64 {
+	if t.Chunks() == 0 {
+		return 1
+	}
+	first, n := t.ChunkRange(0)
+	cw := &countingWriter{}
+	enc := csvgen.NewEncoder(64 << 10)
+	enc.OnRow = func(e *csvgen.Encoder) error {
+		cw.n += int64(len(e.Buf))
+		e.Buf = e.Buf[:0]
+		return nil
+	}
+	if err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), 0), first, n, enc); err != nil || cw.n == 0 {
+		return 1
+	}
+	return max(1, o.FileSize/cw.n)
+}
+
+func writeDataFile(ctx context.Context, dir string, t *workload.Table, f *ManifestFile, c0, c1 int64, seed uint64, meter *meter) (err error) {
+	final := filepath.Join(dir, f.Name)
+	tmp, err := os.CreateTemp(dir, "."+f.Name+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %v", dir, errors.Unwrap(err))
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	h := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(tmp, h), 1<<20)
+	var size int64
+	enc := csvgen.NewEncoder(256 << 10)
+	enc.OnRow = func(e *csvgen.Encoder) error {
+		if len(e.Buf) < 128<<10 {
+			return nil
+		}
+		return flushEnc(e, bw, &size, meter)
+	}
+	// A header row: Lightning reads it by default (header = true); IMPORT INTO
+	// and LOAD DATA skip it (SKIP_ROWS=1, IGNORE 1 LINES).
+	for i, c := range t.Columns {
+		if i > 0 {
+			enc.Buf = append(enc.Buf, ',')
+		}
+		enc.Buf = append(enc.Buf, c...)
+	}
+	enc.Buf = append(enc.Buf, '\n')
+	for c := c0; c < c1; c++ {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		first, n := t.ChunkRange(c)
+		if err := t.Gen(workload.NewRand(seed, hashName(t.Name), uint64(c)), first, n, enc); err != nil {
+			return describeWrite(final, err)
+		}
+		meter.add(n, 0)
+	}
+	if err := flushEnc(enc, bw, &size, meter); err != nil {
+		return describeWrite(final, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return describeWrite(final, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return describeWrite(final, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return describeWrite(final, err)
+	}
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		return describeWrite(final, err)
+	}
+	f.Bytes, f.SHA256 = size, hex.EncodeToString(h.Sum(nil))
+	return nil
+}
+
+func flushEnc(e *csvgen.Encoder, w io.Writer, size *int64, meter *meter) error {
+	n, err := w.Write(e.Buf)
+	*size += int64(n)
+	meter.add(0, int64(n))
+	e.Buf = e.Buf[:0]
+	return err
+}
+
+func describeWrite(path string, err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("writing %s: disk full; free space or choose another --dir (no partial file was left under that name)", path)
+	}
+	return fmt.Errorf("writing %s: %v", path, err)
+}
+
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create --dir %s: %v; choose a writable folder", dir, errors.Unwrap(err))
+	}
+	f, err := os.CreateTemp(dir, ".oltpbench-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in --dir %s: %v; choose a writable folder", dir, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+func writeFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %v", filepath.Dir(path), errors.Unwrap(err))
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return describeWrite(path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return describeWrite(path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func readProgress(dir, db string) (map[string]ManifestFile, error) {
+	b, err := os.ReadFile(filepath.Join(dir, progressFile(db)))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]ManifestFile{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]ManifestFile{}
+	for _, l := range strings.Split(string(b), "\n") {
+		var f ManifestFile
+		if l == "" || json.Unmarshal([]byte(l), &f) != nil {
+			continue // a line cut by a crash: the file is redone
+		}
+		m[f.Name] = f
+	}
+	return m, nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func fileSize(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return -1
+	}
+	return st.Size()
+}
+
+func absDir(d string) string {
+	if a, err := filepath.Abs(d); err == nil {
+		return a
+	}
+	return d
+}
+
+// ImportSQL returns one IMPORT INTO per table, every option spelled out (TiDB
+// defaults differ between versions). location is where the TiDB node sees the
+// files: a local folder on that node, or s3://... / gs://....
+func ImportSQL(m *Manifest, location string, threads int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- IMPORT INTO statements for TiDB >= 7.2, made by oltpbench. The files must be readable by the TiDB\n")
+	fmt.Fprintf(&b, "-- node the session is connected to (or on S3/GCS); tables must exist and be empty; run %s and the\n", schemaCreateFile(m.DB))
+	fmt.Fprintf(&b, "-- %s files first. IMPORT INTO builds the secondary indexes itself.\n", schemaFile(m.DB, "<table>"))
+	for _, t := range m.Tables {
+		if len(t.Files) == 0 {
+			continue
+		}
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = quoteIdent(c)
+		}
+		loc := strings.TrimRight(location, "/") + "/" + m.DB + "." + t.Name + ".*.csv"
+		fmt.Fprintf(&b, "IMPORT INTO %s.%s (%s) FROM '%s' FORMAT 'csv' WITH CHARACTER_SET='utf8mb4', FIELDS_TERMINATED_BY=',', FIELDS_ENCLOSED_BY='\"', FIELDS_ESCAPED_BY='\\\\', FIELDS_DEFINED_NULL_BY='\\\\N', LINES_TERMINATED_BY='\\n', SKIP_ROWS=1, SPLIT_FILE=FALSE, THREAD=%d, CHECKSUM_TABLE='required', DISABLE_TIKV_IMPORT_MODE=FALSE;\n",
+			quoteIdent(m.DB), quoteIdent(t.Name), strings.Join(cols, ","), strings.ReplaceAll(loc, "'", "''"), max(threads, 1))
+	}
+	return b.String()
+}
+
+// ReadManifest loads dir's manifest for db ("" when the folder holds one).
+func ReadManifest(dir, db string) (*Manifest, error) {
+	name := ""
+	if db != "" {
+		name = filepath.Join(dir, manifestFile(db))
+	} else {
+		ms, _ := filepath.Glob(filepath.Join(dir, "*-manifest.json"))
+		switch len(ms) {
+		case 0:
+			return nil, fmt.Errorf("no *-manifest.json in %s: make the files with oltpbench csv (or --load-mode=csv) first", dir)
+		case 1:
+			name = ms[0]
+		default:
+			return nil, fmt.Errorf("%s holds manifests of several databases: name one with --mysql-db", dir)
+		}
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the manifest: %v", err)
+	}
+	m := &Manifest{dir: dir}
+	if err := json.Unmarshal(b, m); err != nil || m.Format != ManifestFormat {
+		return nil, fmt.Errorf("%s is not an oltpbench %s manifest", name, ManifestFormat)
+	}
+	return m, nil
+}
+
+// ImportDir loads a folder made by WriteCSV: IMPORT INTO on TiDB, LOAD DATA
+// LOCAL from the files elsewhere, with the same resume and index handling as
+// a load from the generator.
+func ImportDir(ctx context.Context, co conn.Options, dir string, o Options) (*Report, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	m, err := ReadManifest(dir, co.DB)
+	if err != nil {
+		return nil, err
+	}
+	if co.DB == "" {
+		co.DB = m.DB
+	}
+	o.Seed = m.Seed
+	return importManifest(ctx, co, m, o)
+}
+
+func importManifest(ctx context.Context, co conn.Options, m *Manifest, o Options) (*Report, error) {
+	if err := createDatabase(ctx, co); err != nil {
+		return nil, err
+	}
+	co.AllowLocalInfile = true
+	pool, err := conn.Open(co, o.Threads)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	srv, err := probe(ctx, pool.DB(0))
+	if err != nil {
+		return nil, err
+	}
+	ds := Dataset{Workload: m.Workload, Meta: m.Meta}
+	var units [][]unit
+	var kinds []string
+	for ti, mt := range m.Tables {
+		ddl, err := os.ReadFile(filepath.Join(m.dir, mt.SchemaFile))
+		if err != nil {
+			return nil, fmt.Errorf("schema of %s: %v", mt.Name, err)
+		}
+		ds.Tables = append(ds.Tables, workload.Table{Name: mt.Name, DDL: string(ddl), Columns: mt.Columns, Rows: mt.Rows, KeyColumn: mt.KeyColumn})
+		var us []unit
+		for _, f := range mt.Files {
+			us = append(us, unit{ti: ti, idx: f.Unit, first: f.FirstRow, n: f.Rows, file: filepath.Join(m.dir, f.Name), sha256: f.SHA256,
+				lo: f.FirstKey, hi: f.LastKey, keyed: mt.KeyColumn != ""})
+		}
+		units = append(units, us)
+		kinds = append(kinds, strconv.FormatInt(mt.ChunksPerFile, 10))
+	}
+	if srv.tidb {
+		return importTiDB(ctx, pool, m, ds, o)
+	}
+	if !srv.localInfile {
+		return nil, errors.New("the server has local_infile off, and import loads the files with LOAD DATA LOCAL: " + enableLocal)
+	}
+	rep := &Report{Mode: "import", ModeReason: "LOAD DATA LOCAL from the CSV files (IMPORT INTO is TiDB's)"}
+	return run(ctx, pool, co.DB, srv, ds, units, "file:"+strings.Join(kinds, ","), rep, o)
+}
+
+// importTiDB creates the tables with their indexes and runs IMPORT INTO, which
+// builds indexes itself and needs empty tables.
+func importTiDB(ctx context.Context, pool *conn.Pool, m *Manifest, ds Dataset, o Options) (*Report, error) {
+	rep := &Report{Mode: "import", ModeReason: "TiDB IMPORT INTO", IndexTiming: "import", IxReason: "IMPORT INTO builds indexes"}
+	db := pool.DB(0)
+	start := time.Now()
+	for _, t := range ds.Tables {
+		if _, err := db.ExecContext(ctx, strings.Replace(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t.DDL), ";")), "CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ", 1)); err != nil {
+			return nil, fmt.Errorf("creating %s: %v", t.Name, err)
+		}
+	}
+	rep.Create = time.Since(start)
+	t0 := time.Now()
+	for _, q := range strings.Split(ImportSQL(m, absDir(m.dir), o.Threads), "\n") {
+		if !strings.HasPrefix(q, "IMPORT INTO") {
+			continue
+		}
+		rows, err := db.QueryContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("IMPORT INTO failed: %v (the files must be on the TiDB node at %s, or use S3)", err, absDir(m.dir))
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+	}
+	rep.Load = time.Since(t0)
+	for _, t := range m.Tables {
+		rep.Rows += t.Rows
+	}
+	rep.Total = time.Since(start)
+	return rep, nil
+}
+
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); return len(b), nil }
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}
+
+var _ hash.Hash = sha256.New()
