@@ -135,6 +135,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 			first, _ := t.ChunkRange(c0)
 			lf, ln := t.ChunkRange(c1 - 1)
 			f := ManifestFile{Name: dataFile(db, t.Name, n), Unit: n, FirstRow: first, Rows: lf + ln - first, table: t.Name}
+			est := estimate(t, f.Rows)
 			if t.KeyOf != nil {
 				f.FirstKey, f.LastKey = t.KeyOf(first), t.KeyOf(lf+ln-1)
 			}
@@ -143,7 +144,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 				continue
 			}
 			jobs = append(jobs, job{t, mt, f, c0, c1})
-			total += f.Rows
+			total += est
 		}
 	}
 	plog, err := os.OpenFile(filepath.Join(o.Dir, progressFile(db)), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
@@ -180,6 +181,10 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 		return nil, err
 	}
 	for i := range m.Tables {
+		m.Tables[i].Rows = 0
+		for _, f := range m.Tables[i].Files {
+			m.Tables[i].Rows += f.Rows
+		}
 		sort.Slice(m.Tables[i].Files, func(a, b int) bool { return m.Tables[i].Files[a].Unit < m.Tables[i].Files[b].Unit })
 	}
 	b, _ := json.MarshalIndent(m, "", "  ")
@@ -248,11 +253,13 @@ func writeDataFile(ctx context.Context, dir string, t *workload.Table, f *Manife
 			return ctx.Err()
 		}
 		first, n := t.ChunkRange(c)
+		before := enc.Rows
 		if err := t.Gen(workload.NewRand(seed, hashName(t.Name), uint64(c)), first, n, enc); err != nil {
 			return describeWrite(final, err)
 		}
-		meter.add(n, 0)
+		meter.add(enc.Rows-before, 0)
 	}
+	f.Rows = enc.Rows // rows written (order lines per order vary)
 	if err := flushEnc(enc, bw, &size, meter); err != nil {
 		return describeWrite(final, err)
 	}

@@ -13,6 +13,7 @@ type insertEncoder struct {
 	prefix string
 	limit  int
 	rows   int
+	total  int64 // rows written in all
 	first  bool
 	sent   int64
 	flush  func(q []byte) error
@@ -55,6 +56,7 @@ func (e *insertEncoder) Null() { e.sep(); e.buf = append(e.buf, "NULL"...) }
 func (e *insertEncoder) EndRow() error {
 	e.buf = append(e.buf, ')')
 	e.rows++
+	e.total++
 	e.first = true
 	if len(e.buf) >= e.limit {
 		return e.send()

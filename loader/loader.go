@@ -294,12 +294,12 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 		}
 		tasks = append(tasks, tk)
 		left[tk.u.ti].Add(1)
-		totalRows += tk.u.n
+		totalRows += estimate(&ds.Tables[tk.u.ti], tk.u.n)
 	}
 	if !o.Quiet {
 		for ti, t := range ds.Tables {
 			if left[ti].Load() > 0 {
-				fmt.Fprintf(o.Log, "Inserting %d records into '%s'\n", t.Rows, t.Name)
+				fmt.Fprintf(o.Log, "Inserting %d records into '%s'\n", t.EstimatedRows(), t.Name)
 			}
 		}
 	}
@@ -346,11 +346,11 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 		}
 		g.Go(func() error {
 			t := &ds.Tables[tk.u.ti]
-			b, err := loadUnit(gctx, pool, int(seq.Add(1)), t, tk.u, tk.redo, rep.Mode, o)
+			rows, b, err := loadUnit(gctx, pool, int(seq.Add(1)), t, tk.u, tk.redo, rep.Mode, o)
 			if err != nil {
 				return fmt.Errorf("loading %s unit %d: %w", t.Name, tk.u.idx, err)
 			}
-			m.add(tk.u.n, b)
+			m.add(rows, b)
 			if left[tk.u.ti].Add(-1) == 0 && o.Shards == 0 {
 				return addIndexes(gctx, tk.u.ti)
 			}
@@ -407,20 +407,32 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 // loadUnit loads one unit in one transaction with its progress row. redo
 // first removes whatever a crashed earlier attempt left in its key range
 // (engines without transactions keep half a unit).
-func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, u unit, redo bool, mode string, o Options) (int64, error) {
+func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, u unit, redo bool, mode string, o Options) (rows, sent int64, err error) {
+	sent, rows, err = loadUnitTx(ctx, pool, seq, t, u, redo, mode, o)
+	return rows, sent, err
+}
+
+func estimate(t *workload.Table, n int64) int64 {
+	if t.RowsPerIndex == 0 {
+		return n
+	}
+	return int64(float64(n) * t.RowsPerIndex)
+}
+
+func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, u unit, redo bool, mode string, o Options) (int64, int64, error) {
 	c, err := pool.ConnAt(ctx, seq)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer c.Close()
 	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer tx.Rollback()
 	if redo && u.keyed && u.n > 0 {
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s BETWEEN %d AND %d", quoteIdent(t.Name), quoteIdent(t.KeyColumn), u.lo, u.hi)); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	cols := make([]string, len(t.Columns))
@@ -428,12 +440,12 @@ func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, 
 		cols[i] = quoteIdent(col)
 	}
 	colList := "(" + strings.Join(cols, ",") + ")"
-	var sent int64
+	var sent, rows int64
 	switch {
 	case u.file != "":
 		f, err := os.Open(u.file)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		defer f.Close()
 		// The file is hashed as it streams, and checked against the manifest
@@ -444,11 +456,11 @@ func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, 
 		defer release()
 		if _, err := tx.ExecContext(ctx, "LOAD DATA LOCAL INFILE '"+file+"' INTO TABLE "+quoteIdent(t.Name)+
 			" CHARACTER SET binary "+csvgen.LoadDataClause+" IGNORE 1 LINES "+colList); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		sent = cr.n
+		sent, rows = cr.n, u.n
 		if got := hex.EncodeToString(h.Sum(nil)); u.sha256 != "" && got != u.sha256 {
-			return 0, fmt.Errorf("%s: SHA-256 %s differs from the manifest's %s: the file changed; make the files again", u.file, got, u.sha256)
+			return 0, 0, fmt.Errorf("%s: SHA-256 %s differs from the manifest's %s: the file changed; make the files again", u.file, got, u.sha256)
 		}
 	case mode == "local":
 		// Generate into a pipe while the driver streams it to the server, so
@@ -466,6 +478,7 @@ func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, 
 				return err
 			}
 			err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n, enc)
+			atomic.StoreInt64(&rows, enc.Rows)
 			if err == nil && len(enc.Buf) > 0 {
 				atomic.AddInt64(&sent, int64(len(enc.Buf)))
 				_, err = pw.Write(enc.Buf)
@@ -479,7 +492,7 @@ func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, 
 			" CHARACTER SET binary "+csvgen.LoadDataClause+" "+colList)
 		pr.CloseWithError(errors.New("load ended")) // unblock the generator if the statement failed
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	default:
 		enc := &insertEncoder{buf: make([]byte, 0, o.BatchBytes+4096), prefix: "INSERT INTO " + quoteIdent(t.Name) + " " + colList + " VALUES ", limit: o.BatchBytes}
@@ -489,17 +502,18 @@ func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, 
 		}
 		enc.reset()
 		if err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n, enc); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if err := enc.send(); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		sent = enc.sent
+		sent, rows = enc.sent, enc.total
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO "+progressTable+" (tbl, unit, `rows`) VALUES (?, ?, ?)", t.Name, u.idx, u.n); err != nil {
-		return 0, err
+	rows = atomic.LoadInt64(&rows)
+	if _, err := tx.ExecContext(ctx, "INSERT INTO "+progressTable+" (tbl, unit, `rows`) VALUES (?, ?, ?)", t.Name, u.idx, rows); err != nil {
+		return 0, 0, err
 	}
-	return atomic.LoadInt64(&sent), tx.Commit()
+	return atomic.LoadInt64(&sent), rows, tx.Commit()
 }
 
 // streamBlock is how much generated text goes to the pipe at a time.

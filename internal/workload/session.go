@@ -50,6 +50,9 @@ func (s *Session) Prepare(query string) (*Stmt, error) {
 	return st, nil
 }
 
+// Session returns the session the statement belongs to.
+func (st *Stmt) Session() *Session { return st.s }
+
 // Int sets argument i.
 func (st *Stmt) Int(i int, v int64) { st.args[i] = v }
 
@@ -72,6 +75,54 @@ func (st *Stmt) Query() (int, error) {
 	}
 	return st.s.drain(rows)
 }
+
+// Scan runs a row-returning statement and calls fn for each row; the values
+// are valid only during the call.
+func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
+	var rows driver.Rows
+	var err error
+	if st.ds != nil {
+		rows, err = st.ds.Query(st.args)
+	} else {
+		rows, err = st.s.textQuery(st)
+	}
+	if err != nil {
+		return 0, err
+	}
+	cols := len(rows.Columns())
+	if cols > len(st.s.dest) {
+		st.s.dest = make([]driver.Value, cols)
+	}
+	dest := st.s.dest[:cols]
+	n := 0
+	for {
+		err := rows.Next(dest)
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			err = fn(dest)
+		}
+		if err != nil {
+			rows.Close()
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Close()
+}
+
+// Float sets argument i to a decimal value, sent as text so no binary
+// floating-point rounding reaches a DECIMAL column.
+func (st *Stmt) Float(i int, v float64, decimals int) {
+	st.args[i] = strconv.AppendFloat(nil, v, 'f', decimals, 64)
+}
+
+// Str sets argument i to a string.
+func (st *Stmt) Str(i int, v string) { st.args[i] = v }
+
+// Null sets argument i to NULL.
+func (st *Stmt) Null(i int) { st.args[i] = nil }
 
 // Exec runs a statement that returns no rows.
 func (st *Stmt) Exec() error {
@@ -125,6 +176,8 @@ func (s *Session) render(st *Stmt) string {
 				b = strconv.AppendInt(b, v, 10)
 			case []byte:
 				b = AppendQuoted(b, v)
+			case string:
+				b = AppendQuoted(b, []byte(v))
 			case nil:
 				b = append(b, "NULL"...)
 			}

@@ -31,9 +31,22 @@ type Table struct {
 	// (dataset seed, table, chunk) by the caller.
 	Gen func(r *Rand, first, n int64, w RowWriter) error
 	// KeyColumn is the leading primary-key column and KeyOf maps a row number
-	// to its value, so a half-loaded chunk can be deleted by key range.
+	// to its value, so a half-loaded chunk can be deleted by key range. A
+	// chunk's rows must be exactly those whose key is in [KeyOf(first),
+	// KeyOf(last)]: chunks never share a key value.
 	KeyColumn string
 	KeyOf     func(row int64) int64
+	// RowsPerIndex is how many rows Gen writes per row number on average
+	// (order lines per order); 0 means 1. Only estimates use it.
+	RowsPerIndex float64
+}
+
+// EstimatedRows is the expected number of rows Gen writes in all.
+func (t *Table) EstimatedRows() int64 {
+	if t.RowsPerIndex == 0 {
+		return t.Rows
+	}
+	return int64(float64(t.Rows) * t.RowsPerIndex)
 }
 
 // Chunks returns the number of chunks of t.

@@ -1,0 +1,129 @@
+package tpcc
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/oltpbench/oltpbench/internal/runner"
+)
+
+// MaxTpmCPerWarehouse is the ceiling with keying and think times (clause 4.2).
+const MaxTpmCPerWarehouse = 12.86
+
+// Report prints a TPC-C run.
+type Report struct {
+	W     io.Writer
+	Run   *Run
+	Start time.Time
+}
+
+func ms(h *hdr.Histogram, q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
+
+// Interval prints, per transaction type, the count, TPS and latencies of the interval.
+func (r *Report) Interval(iv runner.Interval) {
+	s := iv.Length.Seconds()
+	for t, h := range iv.Hists {
+		if h.TotalCount() == 0 {
+			continue
+		}
+		fmt.Fprintf(r.W, "[%4.0fs] %-12s count %7d  tps %9.2f  p50 %8.2f  p95 %8.2f  p99 %8.2f  max %8.2f ms\n",
+			iv.Elapsed.Seconds(), TxNames[t], h.TotalCount(), float64(h.TotalCount())/s, ms(h, 50), ms(h, 95), ms(h, 99), float64(h.Max())/1000)
+	}
+}
+
+// Checkpoint is not used by TPC-C.
+func (r *Report) Checkpoint(runner.Final) {}
+
+// Summary is the run's headline figures.
+type Summary struct {
+	TpmC, TpmTotal, Efficiency float64
+	Audit                      []AuditLine
+}
+
+// AuditLine is one run-time requirement (clause 5.2.5 and 2.x).
+type AuditLine struct {
+	What   string
+	Value  float64
+	Lo, Hi float64
+	Pass   bool
+	Unit   string
+}
+
+// Summarize computes tpmC (New-Orders per minute, rollbacks included),
+// tpmTotal and efficiency, and the audit.
+func (r *Report) Summarize(f *runner.Final, warehouses int64) Summary {
+	min := f.Elapsed.Minutes()
+	var total int64
+	for _, h := range f.Hists {
+		total += h.TotalCount()
+	}
+	s := Summary{TpmC: float64(f.Hists[NewOrder].TotalCount()) / min, TpmTotal: float64(total) / min}
+	s.Efficiency = s.TpmC / (MaxTpmCPerWarehouse * float64(warehouses)) * 100
+	a := &r.Run.Audit
+	pct := func(n, d int64) float64 {
+		if d == 0 {
+			return 0
+		}
+		return float64(n) * 100 / float64(d)
+	}
+	line := func(what string, v, lo, hi float64, unit string) AuditLine {
+		return AuditLine{What: what, Value: v, Lo: lo, Hi: hi, Pass: v >= lo && v <= hi, Unit: unit}
+	}
+	no := a.NewOrders.Load()
+	committed := no - a.Rollbacks.Load()
+	avgLines := 0.0
+	if committed > 0 {
+		avgLines = float64(a.Lines.Load()) / float64(committed)
+	}
+	s.Audit = []AuditLine{
+		line("New-Order rollbacks", pct(a.Rollbacks.Load(), no), 0.9, 1.1, "%"),
+		line("average lines per New-Order", avgLines, 9.5, 10.5, ""),
+	}
+	if warehouses > 1 {
+		s.Audit = append(s.Audit,
+			line("remote order lines", pct(a.RemoteLines.Load(), a.Lines.Load()), 0.95, 1.05, "%"),
+			line("remote payments", pct(a.RemotePayments.Load(), a.Payments.Load()), 14, 16, "%"))
+	}
+	s.Audit = append(s.Audit, line("Payment and Order-Status by last name", pct(a.ByName.Load(), a.ByNameOf.Load()), 57, 63, "%"))
+	mix := func(t int, lo float64) AuditLine {
+		return line("mix "+TxNames[t], pct(f.Hists[t].TotalCount(), total), lo, 100, "%")
+	}
+	for t := Payment; t < numTx; t++ {
+		lo := 4.0
+		if t == Payment {
+			lo = 43
+		}
+		if r.Run.cfg.Weights == DefaultWeights {
+			s.Audit = append(s.Audit, mix(t, lo-0.5)) // a deck guarantees the mix up to the last unfinished deck
+		}
+	}
+	return s
+}
+
+// Final prints per-type figures, tpmC, tpmTotal, efficiency and the audit.
+func (r *Report) Final(f *runner.Final, warehouses int64) Summary {
+	w := r.W
+	fmt.Fprintf(w, "\n%-12s %9s %7s %7s %9s %9s %9s %9s %9s %9s %9s\n", "transaction", "count", "errors", "retries", "avg ms", "p50", "p90", "p95", "p99", "p99.9", "max")
+	for t, h := range f.Hists {
+		fmt.Fprintf(w, "%-12s %9d %7d %7d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", TxNames[t], h.TotalCount(),
+			r.Run.Audit.Retries[t].Load(), r.Run.Audit.Retries[t].Load(), h.Mean()/1000, ms(h, 50), ms(h, 90), ms(h, 95), ms(h, 99), ms(h, 99.9), float64(h.Max())/1000)
+	}
+	s := r.Summarize(f, warehouses)
+	fmt.Fprintf(w, "\ntpmC: %.1f, tpmTotal: %.1f, efficiency: %.1f%% (%d warehouses, %.1f s measured, reconnects %d)\n",
+		s.TpmC, s.TpmTotal, s.Efficiency, warehouses, f.Elapsed.Seconds(), f.Counts.Get(runner.Reconnects))
+	if !r.Run.cfg.Wait {
+		fmt.Fprintf(w, "(no keying or think times: efficiency only means something with --wait)\n")
+	}
+	fmt.Fprintf(w, "\nRun-time audit:\n")
+	for _, a := range s.Audit {
+		verdict := "PASS"
+		if !a.Pass {
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(w, "  %-40s %8.2f%-1s  [%g, %g]  %s\n", a.What, a.Value, a.Unit, a.Lo, a.Hi, verdict)
+	}
+	return s
+}
