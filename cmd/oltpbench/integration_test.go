@@ -178,7 +178,9 @@ func TestSeedCommandLines(t *testing.T) {
 	pw := []string{"--mysql-host=" + testHost, "--mysql-port=" + testPort, "--mysql-user=sbtest", "--mysql-password=sbtest-secret", "--db-driver=mysql", "--mysql-db=" + db4}
 	mustOK(t, ob(t, nil, append([]string{"sysbench", "oltp_common", "--threads=4", "prepare", "--tables=4", "--table-size=2000"}, pw...)...), "seed 004 prepare")
 	for _, test := range []string{"oltp_point_select", "oltp_read_write", "oltp_update_non_index", "oltp_update_index", "oltp_insert"} {
-		r := ob(t, nil, append([]string{"sysbench", test, "run", "--threads=4", "--time=1", "--report-interval=1", "--tables=4",
+		// ${THREAD} of the seed: one thread, since its ignore list lacks 1213
+		// and sysbench, like oltpbench, stops on a deadlock then.
+		r := ob(t, nil, append([]string{"sysbench", test, "run", "--threads=1", "--time=1", "--report-interval=1", "--tables=4",
 			"--table-size=2000", "--mysql-ignore-errors=1062,2013,8028,9007", "--auto-inc=false"}, pw...)...)
 		mustOK(t, r, "seed 004 "+test)
 		checkReport(t, r.stdout)
