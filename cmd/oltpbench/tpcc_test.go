@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func tp(t *testing.T, db string, args ...string) res {
+	t.Helper()
+	return ob(t, nil, append(append([]string{"tpcc"}, args...), "--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--db="+db, "--progress=off")...)
+}
+
+func checksPass(t *testing.T, r res, want int) {
+	t.Helper()
+	mustOK(t, r, "check")
+	if n := strings.Count(r.stdout, " PASS "); n != want || strings.Contains(r.stdout, "FAIL") {
+		t.Fatalf("%d conditions passed, want %d:\n%s", n, want, r.stdout)
+	}
+}
+
+// Prepare in each load mode, all twelve checks right after, a run with
+// several threads, then every check but 11 again.
+func TestTPCCLoadRunCheck(t *testing.T) {
+	needServer(t)
+	for _, c := range []struct {
+		mode string
+		w    string
+	}{{"local", "2"}, {"insert", "1"}, {"import", "1"}} {
+		t.Run(c.mode, func(t *testing.T) {
+			db := "tpcc_" + c.mode
+			dropDB(t, db)
+			defer dropDB(t, db)
+			args := []string{"prepare", "--warehouses=" + c.w, "--threads=2", "--load-mode=" + c.mode}
+			if c.mode == "import" {
+				args = append(args, "--dir="+t.TempDir())
+			}
+			mustOK(t, tp(t, db, args...), "prepare")
+			checksPass(t, tp(t, db, "check", "--warehouses="+c.w, "--checks=all"), 12)
+			out := filepath.Join(t.TempDir(), "r.json")
+			r := tp(t, db, "run", "--warehouses="+c.w, "--threads=6", "--time=3s", "--report-interval=1s", "--result-file="+out)
+			mustOK(t, r, "run")
+			if !regexp.MustCompile(`tpmC: [1-9][\d.]*, tpmTotal: [\d.]+, efficiency`).MatchString(r.stdout) {
+				t.Fatalf("no tpmC:\n%s", r.stdout)
+			}
+			for _, name := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
+				if !regexp.MustCompile(`(?m)^` + name + ` +[1-9]\d* `).MatchString(r.stdout) {
+					t.Errorf("no %s in the final table:\n%s", name, r.stdout)
+				}
+			}
+			if !strings.Contains(r.stdout, "Run-time audit:") || !strings.Contains(r.stdout, "average lines per New-Order") {
+				t.Errorf("no audit:\n%s", r.stdout)
+			}
+			b, _ := os.ReadFile(out)
+			if !bytes.Contains(b, []byte(`"name": "stock_level"`)) || !bytes.Contains(b, []byte(`"workload": "tpcc"`)) {
+				t.Errorf("result file lacks the per-type histograms:\n%.400s", b)
+			}
+			checksPass(t, tp(t, db, "check", "--warehouses="+c.w), 11)
+		})
+	}
+}
+
+// A corrupted row makes the matching condition fail, naming the row.
+func TestTPCCCheckCatchesCorruption(t *testing.T) {
+	needServer(t)
+	db := "tpcc_corrupt"
+	dropDB(t, db)
+	defer dropDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	d := openDB(t, db)
+	for _, c := range []struct {
+		cond       string
+		break_, fix string
+	}{
+		{"1", "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1", "UPDATE warehouse SET w_ytd = w_ytd - 1 WHERE w_id = 1"},
+		{"2", "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = 1 AND d_id = 3", "UPDATE district SET d_next_o_id = d_next_o_id - 1 WHERE d_w_id = 1 AND d_id = 3"},
+		{"3", "DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 2 AND no_o_id = 2500", "INSERT INTO new_order VALUES (2500, 2, 1)"},
+		{"4", "UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 4 AND o_id = 7", "UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 4 AND o_id = 7"},
+		{"7", "UPDATE order_line SET ol_delivery_d = NULL WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 5 AND ol_number = 1", "UPDATE order_line SET ol_delivery_d = '2026-01-01 00:00:00' WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 5 AND ol_number = 1"},
+		{"9", "UPDATE history SET h_amount = 11 WHERE h_w_id = 1 AND h_d_id = 5 AND h_c_id = 9", "UPDATE history SET h_amount = 10 WHERE h_w_id = 1 AND h_d_id = 5 AND h_c_id = 9"},
+		{"12", "UPDATE customer SET c_ytd_payment = 11 WHERE c_w_id = 1 AND c_d_id = 6 AND c_id = 42", "UPDATE customer SET c_ytd_payment = 10 WHERE c_w_id = 1 AND c_d_id = 6 AND c_id = 42"},
+	} {
+		if _, err := d.Exec(c.break_); err != nil {
+			t.Fatal(err)
+		}
+		r := tp(t, db, "check", "--warehouses=1", "--checks="+c.cond)
+		if r.code == 0 || !regexp.MustCompile(`condition +`+c.cond+` .* FAIL`).MatchString(r.stdout) || !strings.Contains(r.stdout, "    w=1: ") {
+			t.Errorf("condition %s not caught:\n%s%s", c.cond, r.stdout, r.stderr)
+		}
+		if _, err := d.Exec(c.fix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checksPass(t, tp(t, db, "check", "--warehouses=1", "--checks=all"), 12)
+}
+
+func TestTPCCBadInput(t *testing.T) {
+	needServer(t)
+	db := "tpcc_bad"
+	dropDB(t, db)
+	defer dropDB(t, db)
+	if r := tp(t, db, "run", "--warehouses=1"); r.code == 0 || !strings.Contains(r.stderr, "run prepare first") {
+		t.Errorf("no database: %q", r.stderr)
+	}
+	openDB(t, "").Exec("CREATE DATABASE " + db)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prepare", "--warehouses=0"}, "--warehouses=0"},
+		{[]string{"run", "--warehouses=1"}, "missing"},
+		{[]string{"check", "--checks=13"}, "--checks=13"},
+		{[]string{"run", "--weights=1,2"}, "--weights"},
+		{[]string{"bogus"}, "unknown command"},
+	} {
+		r := tp(t, db, c.args...)
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d stderr %q, want one line with %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "prepare")
+	r := tp(t, db, "run", "--warehouses=3", "--time=1s")
+	if r.code == 0 || !strings.Contains(r.stderr, "has 1 warehouses, not --warehouses=3") {
+		t.Errorf("other warehouse count: exit %d stderr %q", r.code, r.stderr)
+	}
+}
+
+// A server restart during a run: the run goes on after reconnecting, and the data stays consistent.
+func TestTPCCServerRestart(t *testing.T) {
+	needServer(t)
+	scripts, dir := os.Getenv("OLTPBENCH_TEST_SCRIPTS"), os.Getenv("OLTPBENCH_TEST_DIR")
+	if scripts == "" {
+		t.Skip("needs scripts/test.sh")
+	}
+	db := "tpcc_restart"
+	dropDB(t, db)
+	defer dropDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	cmd := exec.Command(binPath, "tpcc", "run", "--warehouses=1", "--threads=4", "--time=10s", "--report-interval=1s",
+		"--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--db="+db)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &so, "[   2s]")
+	if o, err := exec.Command(filepath.Join(scripts, "mariadb-stop.sh"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("stop: %v %s", err, o)
+	}
+	if o, err := exec.Command(filepath.Join(scripts, "mariadb-start.sh"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("start: %v %s", err, o)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run failed: %v\n%s\n%s", err, se.String(), so.String())
+	}
+	if m := regexp.MustCompile(`reconnects (\d+)`).FindStringSubmatch(so.String()); m == nil || m[1] == "0" {
+		t.Errorf("no reconnects reported:\n%s", so.String())
+	}
+	checksPass(t, tp(t, db, "check", "--warehouses=1"), 11)
+}
+
+// TPC-C CSV files are the same at any thread count.
+func TestTPCCCSVDeterministic(t *testing.T) {
+	needServer(t)
+	d1, d4 := t.TempDir(), t.TempDir()
+	mustOK(t, tp(t, "tpcc_csv", "prepare", "--load-mode=csv", "--warehouses=2", "--threads=1", "--dir="+d1, "--csv-file-size=16MiB"), "csv 1")
+	mustOK(t, tp(t, "tpcc_csv", "prepare", "--load-mode=csv", "--warehouses=2", "--threads=4", "--dir="+d4, "--csv-file-size=16MiB"), "csv 4")
+	ents, _ := os.ReadDir(d1)
+	n := 0
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".csv") {
+			continue
+		}
+		a, _ := os.ReadFile(filepath.Join(d1, e.Name()))
+		b, _ := os.ReadFile(filepath.Join(d4, e.Name()))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between 1 and 4 threads", e.Name())
+		}
+		n++
+	}
+	if n < 9 {
+		t.Errorf("%d data files", n)
+	}
+}
