@@ -73,7 +73,7 @@ func TestTPCCCheckCatchesCorruption(t *testing.T) {
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
 	d := openDB(t, db)
 	for _, c := range []struct {
-		cond       string
+		cond        string
 		break_, fix string
 	}{
 		{"1", "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1", "UPDATE warehouse SET w_ytd = w_ytd - 1 WHERE w_id = 1"},
