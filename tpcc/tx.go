@@ -140,7 +140,8 @@ type worker struct {
 
 type stmts struct {
 	custWare, distForUpd, distUpd, insOrder, insNewOrder *workload.Stmt
-	items, stock, insLines                               [maxLines + 1]*workload.Stmt
+	items, stock                                         *workload.Stmt               // maxLines slots, padded by repeating the first
+	insLines                                             [maxLines + 1]*workload.Stmt // prepared when first needed
 	stockUpd                                             *workload.Stmt
 	wareUpd, wareSel, distYtd, distSel                   *workload.Stmt
 	custByName, custForUpd, custData, custUpdBC, custUpd *workload.Stmt
@@ -197,11 +198,10 @@ func (w *worker) prepare() error {
 	s.distUpd = p("UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?")
 	s.insOrder = p("INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, ?, ?)")
 	s.insNewOrder = p("INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)")
-	for n := minLines; n <= maxLines; n++ {
-		s.items[n] = p("SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + repeat("?", ", ", n) + ")")
-		s.stock[n] = p("SELECT s_i_id, s_w_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE (s_w_id, s_i_id) IN (" + repeat("(?, ?)", ", ", n) + ") FOR UPDATE")
-		s.insLines[n] = p("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " + repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?)", ", ", n))
-	}
+	// One statement for any number of lines: unused IN slots repeat the first
+	// value, which changes neither the rows nor the locks.
+	s.items = p("SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + repeat("?", ", ", maxLines) + ")")
+	s.stock = p("SELECT s_i_id, s_w_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE (s_w_id, s_i_id) IN (" + repeat("(?, ?)", ", ", maxLines) + ") FOR UPDATE")
 	s.stockUpd = p("UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?")
 	s.distYtd = p("UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?")
 	s.distSel = p("SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = ? AND d_id = ?")
@@ -471,11 +471,13 @@ func (w *worker) newOrder() error {
 	}
 	n := in.olCnt
 	lines := in.items[:n]
+	for i := 0; i < maxLines; i++ {
+		s.items.Int(i, lines[min(i, n-1)].item)
+	}
 	for i := range lines {
 		lines[i].found = false
-		s.items[n].Int(i, lines[i].item)
 	}
-	if _, err := s.items[n].Scan(func(r []driver.Value) error {
+	if _, err := s.items.Scan(func(r []driver.Value) error {
 		id := asInt(r[0])
 		for i := range lines {
 			if lines[i].item == id {
@@ -506,18 +508,26 @@ func (w *worker) newOrder() error {
 		dist []byte
 	}
 	stock := map[[2]int64]*stockRow{}
-	for j, i := range order {
-		s.stock[n].Int(2*j, lines[i].supply)
-		s.stock[n].Int(2*j+1, lines[i].item)
+	for j := 0; j < maxLines; j++ {
+		i := order[min(j, n-1)]
+		s.stock.Int(2*j, lines[i].supply)
+		s.stock.Int(2*j+1, lines[i].item)
 	}
 	distCol := 3 + int(in.d)
-	if _, err := s.stock[n].Scan(func(r []driver.Value) error {
+	if _, err := s.stock.Scan(func(r []driver.Value) error {
 		stock[[2]int64{asInt(r[1]), asInt(r[0])}] = &stockRow{qty: asInt(r[2]), dist: append([]byte(nil), r[distCol].([]byte)...)}
 		return nil
 	}); err != nil {
 		return err
 	}
 	total := 0.0
+	if s.insLines[n] == nil {
+		st, err := w.sess.Prepare("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " + repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?)", ", ", n))
+		if err != nil {
+			return err
+		}
+		s.insLines[n] = st
+	}
 	ins := s.insLines[n]
 	for j, i := range order {
 		l := &lines[i]

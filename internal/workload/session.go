@@ -19,6 +19,9 @@ type Session struct {
 	dest     []driver.Value
 	text     []byte
 	stmts    []*Stmt
+	// TextFallbacks counts statements sent as text because the server
+	// refused to prepare more.
+	TextFallbacks int
 }
 
 // NewSession wraps dc; prepared selects server-side prepared statements.
@@ -41,10 +44,16 @@ func (s *Session) Prepare(query string) (*Stmt, error) {
 	st.args = make([]driver.Value, len(st.parts)-1)
 	if s.prepared {
 		ds, err := s.dc.Prepare(query)
-		if err != nil {
+		switch {
+		case err != nil && strings.Contains(err.Error(), "max_prepared_stmt_count"):
+			// The server holds no more prepared statements (many threads x
+			// statements): this one goes as text, as sysbench does then.
+			s.TextFallbacks++
+		case err != nil:
 			return nil, err
+		default:
+			st.ds = ds
 		}
-		st.ds = ds
 	}
 	s.stmts = append(s.stmts, st)
 	return st, nil
