@@ -50,6 +50,16 @@ func (e *Encoder) Bytes(b []byte) {
 	e.quoteBytes(b)
 }
 
+// Plain writes a field known to need no quoting.
+func (e *Encoder) Plain(b []byte) {
+	if len(b) == 0 {
+		e.Bytes(b)
+		return
+	}
+	e.sep()
+	e.Buf = append(e.Buf, b...)
+}
+
 // Null writes \N, the NULL marker of LOAD DATA, Lightning and IMPORT INTO.
 func (e *Encoder) Null() {
 	e.sep()
@@ -67,9 +77,12 @@ func (e *Encoder) EndRow() error {
 	return nil
 }
 
-// needsQuote: fields with separators, quotes, line breaks or backslashes are
-// enclosed; a backslash is doubled because all three readers treat it as escape.
-func needsQuote(c byte) bool { return c == ',' || c == '"' || c == '\n' || c == '\r' || c == '\\' }
+// special marks the bytes that make a field enclosed: separators, quotes,
+// line breaks and backslashes (doubled, since all three readers treat it as
+// an escape).
+var special = [256]bool{',': true, '"': true, '\n': true, '\r': true, '\\': true}
+
+func needsQuote(c byte) bool { return special[c] }
 
 func (e *Encoder) quote(s string) {
 	plain := s != "" && s != `\N`

@@ -21,3 +21,13 @@ func TestEncoder(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", e.Buf, want)
 	}
 }
+
+func TestPlainSkipsQuoting(t *testing.T) {
+	e := NewEncoder(16)
+	e.Plain([]byte("abc123"))
+	e.Plain(nil) // empty still distinguishable from NULL
+	e.EndRow()
+	if string(e.Buf) != "abc123,\"\"\n" {
+		t.Fatalf("got %q", e.Buf)
+	}
+}

@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -230,14 +229,14 @@ func writeDataFile(ctx context.Context, dir string, t *workload.Table, f *Manife
 		}
 	}()
 	h := sha256.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(tmp, h), 1<<20)
+	fw := newFileWriter(tmp, h)
 	var size int64
 	enc := csvgen.NewEncoder(256 << 10)
 	enc.OnRow = func(e *csvgen.Encoder) error {
 		if len(e.Buf) < 128<<10 {
 			return nil
 		}
-		return flushEnc(e, bw, &size, meter)
+		return flushEnc(e, fw, &size, meter)
 	}
 	// A header row: Lightning reads it by default (header = true); IMPORT INTO
 	// and LOAD DATA skip it (SKIP_ROWS=1, IGNORE 1 LINES).
@@ -260,16 +259,10 @@ func writeDataFile(ctx context.Context, dir string, t *workload.Table, f *Manife
 		meter.add(enc.Rows-before, 0)
 	}
 	f.Rows = enc.Rows // rows written (order lines per order vary)
-	if err := flushEnc(enc, bw, &size, meter); err != nil {
+	if err := flushEnc(enc, fw, &size, meter); err != nil {
 		return describeWrite(final, err)
 	}
-	if err := bw.Flush(); err != nil {
-		return describeWrite(final, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return describeWrite(final, err)
-	}
-	if err := tmp.Close(); err != nil {
+	if err := fw.Close(); err != nil {
 		return describeWrite(final, err)
 	}
 	if err := os.Rename(tmp.Name(), final); err != nil {

@@ -51,6 +51,11 @@ func (e *insertEncoder) Str(s string) {
 
 func (e *insertEncoder) Bytes(b []byte) { e.sep(); e.buf = workload.AppendQuoted(e.buf, b) }
 
+func (e *insertEncoder) Plain(b []byte) {
+	e.sep()
+	e.buf = append(append(append(e.buf, '\''), b...), '\'')
+}
+
 func (e *insertEncoder) Null() { e.sep(); e.buf = append(e.buf, "NULL"...) }
 
 func (e *insertEncoder) EndRow() error {

@@ -74,9 +74,9 @@ func (t *Test) Tables(o *Options, dist *workload.Dist) []workload.Table {
 					w.Int(row + 1)
 					w.Int(r.Default(1, max(size, 1)))
 					r.Digits(c[:], cTemplate)
-					w.Bytes(c[:])
+					w.Plain(c[:])
 					r.Digits(pad[:], padTemplate)
-					w.Bytes(pad[:])
+					w.Plain(pad[:])
 					if err := w.EndRow(); err != nil {
 						return err
 					}

@@ -50,9 +50,9 @@ func genItem(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 	for row := first; row < first+n; row++ {
 		w.Int(row + 1)
 		w.Int(r.Uniform(1, 10000))
-		w.Bytes(aString(b[:0], r, 14, 24))
+		w.Plain(aString(b[:0], r, 14, 24))
 		w.Float(float64(r.Uniform(100, 10000))/100, 2)
-		w.Bytes(data(b[:0], r))
+		w.Plain(data(b[:0], r))
 		if err := w.EndRow(); err != nil {
 			return err
 		}
@@ -62,18 +62,18 @@ func genItem(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 
 // address writes street 1 and 2, city, state and zip.
 func address(w workload.RowWriter, r *workload.Rand, b []byte) {
-	w.Bytes(aString(b[:0], r, 10, 20))
-	w.Bytes(aString(b[:0], r, 10, 20))
-	w.Bytes(aString(b[:0], r, 10, 20))
-	w.Bytes(aString(b[:0], r, 2, 2))
-	w.Bytes(zip(b[:0], r))
+	w.Plain(aString(b[:0], r, 10, 20))
+	w.Plain(aString(b[:0], r, 10, 20))
+	w.Plain(aString(b[:0], r, 10, 20))
+	w.Plain(aString(b[:0], r, 2, 2))
+	w.Plain(zip(b[:0], r))
 }
 
 func genWarehouse(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 	b := make([]byte, 0, 32)
 	for row := first; row < first+n; row++ {
 		w.Int(row + 1)
-		w.Bytes(aString(b[:0], r, 6, 10))
+		w.Plain(aString(b[:0], r, 6, 10))
 		address(w, r, b)
 		w.Float(float64(r.Uniform(0, 2000))/10000, 4)
 		w.Float(300000, 2)
@@ -89,7 +89,7 @@ func genDistrict(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 	for row := first; row < first+n; row++ {
 		w.Int(row%DistPerWare + 1)
 		w.Int(row/DistPerWare + 1)
-		w.Bytes(aString(b[:0], r, 6, 10))
+		w.Plain(aString(b[:0], r, 6, 10))
 		address(w, r, b)
 		w.Float(float64(r.Uniform(0, 2000))/10000, 4)
 		w.Float(30000, 2)
@@ -108,15 +108,15 @@ func genCustomer(r *workload.Rand, c NURandC, first, n int64, w workload.RowWrit
 		w.Int(cid)
 		w.Int(row%(DistPerWare*CustPerDist)/CustPerDist + 1)
 		w.Int(row/(DistPerWare*CustPerDist) + 1)
-		w.Bytes(aString(b[:0], r, 8, 16))
+		w.Plain(aString(b[:0], r, 8, 16))
 		w.Str("OE")
 		if cid <= 1000 {
-			w.Bytes(LastName(b[:0], cid-1))
+			w.Plain(LastName(b[:0], cid-1))
 		} else {
-			w.Bytes(LastName(b[:0], NURand(r, 255, c.Last, 0, 999)))
+			w.Plain(LastName(b[:0], NURand(r, 255, c.Last, 0, 999)))
 		}
 		address(w, r, b)
-		w.Bytes(nString(b[:0], r, 16))
+		w.Plain(nString(b[:0], r, 16))
 		w.Str(loadTimestamp)
 		if r.Uniform(1, 10) == 1 {
 			w.Str("BC")
@@ -129,7 +129,7 @@ func genCustomer(r *workload.Rand, c NURandC, first, n int64, w workload.RowWrit
 		w.Float(10, 2)
 		w.Int(1)
 		w.Int(0)
-		w.Bytes(aString(b[:0], r, 300, 500))
+		w.Plain(aString(b[:0], r, 300, 500))
 		if err := w.EndRow(); err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func genHistory(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 		w.Int(wid)
 		w.Str(loadTimestamp)
 		w.Float(10, 2)
-		w.Bytes(aString(b[:0], r, 12, 24))
+		w.Plain(aString(b[:0], r, 12, 24))
 		if err := w.EndRow(); err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func genOrderLines(r *workload.Rand, seed uint64, first, n int64, w workload.Row
 			} else {
 				w.Float(float64(r.Uniform(1, 999999))/100, 2)
 			}
-			w.Bytes(aString(b[:0], r, 24, 24))
+			w.Plain(aString(b[:0], r, 24, 24))
 			if err := w.EndRow(); err != nil {
 				return err
 			}
@@ -237,12 +237,12 @@ func genStock(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 		w.Int(row/StockPerWare + 1)
 		w.Int(r.Uniform(10, 100))
 		for i := 0; i < 10; i++ {
-			w.Bytes(aString(b[:0], r, 24, 24))
+			w.Plain(aString(b[:0], r, 24, 24))
 		}
 		w.Int(0)
 		w.Int(0)
 		w.Int(0)
-		w.Bytes(data(b[:0], r))
+		w.Plain(data(b[:0], r))
 		if err := w.EndRow(); err != nil {
 			return err
 		}

@@ -58,6 +58,7 @@ func (r *rows) Int(v int64)                   { r.cur = append(r.cur, itoa(v)) }
 func (r *rows) Float(v float64, decimals int) { r.cur = append(r.cur, "f") }
 func (r *rows) Str(s string)                  { r.cur = append(r.cur, s) }
 func (r *rows) Bytes(b []byte)                { r.cur = append(r.cur, string(b)) }
+func (r *rows) Plain(b []byte)                { r.cur = append(r.cur, string(b)) }
 func (r *rows) Null()                         { r.cur = append(r.cur, "NULL") }
 func (r *rows) EndRow() error                 { r.vals, r.cur = append(r.vals, r.cur), nil; return nil }
 

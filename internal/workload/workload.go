@@ -13,6 +13,9 @@ type RowWriter interface {
 	// Str writes a string value; Bytes is the same without a conversion.
 	Str(s string)
 	Bytes(b []byte)
+	// Plain writes a string the caller knows holds no quote, separator,
+	// backslash or line break (generated alphanumerics), skipping the scan.
+	Plain(b []byte)
 	Null()
 	// EndRow closes the row; an error aborts the chunk.
 	EndRow() error
