@@ -41,6 +41,9 @@ func csvCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := f.firstThreads(); err != nil {
+				return err
+			}
 			f.test.Threads = f.threads
 			if err := t.Validate(&f.test, "prepare"); err != nil {
 				return err

@@ -36,7 +36,7 @@ func main() {
 		return pprof.StartCPUProfile(f)
 	}
 	defer pprof.StopCPUProfile()
-	root.AddCommand(sysbenchCommand(), tpccCommand(), csvCommand(), importCommand())
+	root.AddCommand(sysbenchCommand(), tpccCommand(), csvCommand(), importCommand(), reportCommand())
 	if err := root.Execute(); err != nil {
 		msg := err.Error()
 		if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand") {

@@ -76,6 +76,7 @@ type sbFlags struct {
 	csvFileSize, progress string
 
 	ignored map[string]*string // compatibility options with no effect here
+	lv      levelFlags
 }
 
 var sbAliases = map[string]string{"num-threads": "threads", "max-requests": "events", "max-time": "time", "tx-rate": "rate"}
@@ -99,7 +100,8 @@ func (f *sbFlags) register(fs *pflag.FlagSet) {
 			fs.StringVar(o.String, name, o.Default, o.Help)
 		}
 	}
-	fs.IntVar(&f.threads, "threads", 1, "number of threads to use")
+	fs.StringVar(&f.lv.threadsSpec, "threads", "1", "number of threads to use; a list (150,300,600) runs a sweep; a range (8-1024) with --p95-slo searches")
+	f.lv.register(fs.StringVar, fs.DurationVar, fs.IntVar)
 	fs.Int64Var(&f.events, "events", 0, "limit for total number of events (0: none)")
 	fs.Int64Var(&f.timeSec, "time", 10, "limit for total execution time in seconds (0: none)")
 	fs.Float64Var(&f.rate, "rate", 0, "average transactions rate; 0 for unlimited (open loop: latency from the scheduled start)")
@@ -250,6 +252,9 @@ func runSysbench(ctx context.Context, fs *pflag.FlagSet, f *sbFlags, testName, c
 	if err != nil {
 		return err
 	}
+	if err := f.firstThreads(); err != nil {
+		return err
+	}
 	if f.dbDriver != "mysql" {
 		return fmt.Errorf("--db-driver=%s is not supported: oltpbench speaks the MySQL protocol (use mysql)", f.dbDriver)
 	}
@@ -284,8 +289,25 @@ func runSysbench(ctx context.Context, fs *pflag.FlagSet, f *sbFlags, testName, c
 	case "prewarm", "warmup":
 		return sbPrewarm(ctx, t, f, co, out)
 	default:
-		return sbRun(ctx, fs, t, f, co, dist, out)
+		return f.lv.runLevels(ctx, out, "sysbench/"+t.Name, f.resultFile, func(th int, file string) (*result.Result, error) {
+			f.threads, f.test.Threads, f.resultFile = th, th, file
+			return sbRun(ctx, fs, t, f, co, dist, out)
+		})
 	}
+}
+
+// firstThreads sets f.threads from --threads (the first level, or the low end of a range).
+func (f *sbFlags) firstThreads() error {
+	levels, lo, _, err := f.lv.parseThreads()
+	if err != nil {
+		return err
+	}
+	if levels != nil {
+		f.threads = levels[0]
+	} else {
+		f.threads = lo
+	}
+	return nil
 }
 
 func (f *sbFlags) connOptions(fs *pflag.FlagSet) (conn.Options, error) {
@@ -415,19 +437,19 @@ func sbPrewarm(ctx context.Context, t *sysbench.Test, f *sbFlags, co conn.Option
 	return g.Wait()
 }
 
-func sbRun(ctx context.Context, fs *pflag.FlagSet, t *sysbench.Test, f *sbFlags, co conn.Options, dist *workload.Dist, out io.Writer) error {
+func sbRun(ctx context.Context, fs *pflag.FlagSet, t *sysbench.Test, f *sbFlags, co conn.Options, dist *workload.Dist, out io.Writer) (*result.Result, error) {
 	ignore, err := conn.ParseErrorSet(f.ignoreErrors)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if f.percentile < 0 || f.percentile > 100 {
-		return fmt.Errorf("invalid --percentile=%g: must be in [0, 100]", f.percentile)
+		return nil, fmt.Errorf("invalid --percentile=%g: must be in [0, 100]", f.percentile)
 	}
 	var pcts []float64
 	for _, p := range f.percentiles {
 		v, err := strconv.ParseFloat(p, 64)
 		if err != nil || v <= 0 || v > 100 {
-			return fmt.Errorf("invalid --percentiles item %q: numbers in (0, 100], e.g. 50,95,99,99.9", p)
+			return nil, fmt.Errorf("invalid --percentiles item %q: numbers in (0, 100], e.g. 50,95,99,99.9", p)
 		}
 		pcts = append(pcts, v)
 	}
@@ -435,31 +457,31 @@ func sbRun(ctx context.Context, fs *pflag.FlagSet, t *sysbench.Test, f *sbFlags,
 	for _, c := range f.checkpoints {
 		v, err := strconv.ParseFloat(c, 64)
 		if err != nil || v <= 0 {
-			return fmt.Errorf("invalid --report-checkpoints item %q: seconds, e.g. 10,20", c)
+			return nil, fmt.Errorf("invalid --report-checkpoints item %q: seconds, e.g. 10,20", c)
 		}
 		cps = append(cps, time.Duration(v*float64(time.Second)))
 	}
 	sort.Slice(cps, func(i, j int) bool { return cps[i] < cps[j] })
 	if f.timeSec < 0 || f.events < 0 || f.rate < 0 || f.reportInterval < 0 || f.warmup < 0 {
-		return errors.New("--time, --events, --rate, --report-interval and --warmup-time must not be negative")
+		return nil, errors.New("--time, --events, --rate, --report-interval and --warmup-time must not be negative")
 	}
 	if f.output != "text" && f.output != "json" {
-		return fmt.Errorf("invalid --output=%s: use text or json", f.output)
+		return nil, fmt.Errorf("invalid --output=%s: use text or json", f.output)
 	}
 	if f.timeSec == 0 && f.events == 0 {
-		return errors.New("--time=0 and --events=0 would run forever: set one of them")
+		return nil, errors.New("--time=0 and --events=0 would run forever: set one of them")
 	}
 
 	pool, err := conn.Open(co, f.threads)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer pool.Close()
 	if err := pool.Ping(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.Check(ctx, pool.DB(0), co.DB, &f.test); err != nil {
-		return err
+		return nil, err
 	}
 	res := &result.Result{Format: result.Format, Tool: "oltpbench " + version, Workload: "sysbench/" + t.Name,
 		Options: flagValues(fs), Threads: f.threads, Dataset: map[string]string{
@@ -489,7 +511,7 @@ func sbRun(ctx context.Context, fs *pflag.FlagSet, t *sysbench.Test, f *sbFlags,
 	if f.forcedShutdown != "off" && f.forcedShutdown != "" {
 		v, err := strconv.ParseFloat(f.forcedShutdown, 64)
 		if err != nil || v < 0 {
-			return fmt.Errorf("invalid --forced-shutdown=%s: seconds or off", f.forcedShutdown)
+			return nil, fmt.Errorf("invalid --forced-shutdown=%s: seconds or off", f.forcedShutdown)
 		}
 		cfg.Grace = time.Duration(v * float64(time.Second))
 	}
@@ -497,16 +519,16 @@ func sbRun(ctx context.Context, fs *pflag.FlagSet, t *sysbench.Test, f *sbFlags,
 	if fin != nil {
 		rep.Final(fin)
 		if err := res.SetFinal(fin, sr.Ops()); err != nil {
-			return err
+			return nil, err
 		}
 		if f.resultFile != "" {
 			if err := res.Write(f.resultFile); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if f.output == "json" {
 			if err := res.Write("-"); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -515,12 +537,12 @@ func sbRun(ctx context.Context, fs *pflag.FlagSet, t *sysbench.Test, f *sbFlags,
 		if errors.As(runErr, &fe) {
 			n := conn.Number(fe.Err)
 			if n != 0 && !conn.IsLost(fe.Err) {
-				return fmt.Errorf("%v (not in --mysql-ignore-errors; add %d to ignore it)", redact(fe.Err.Error(), co.Password), n)
+				return nil, fmt.Errorf("%v (not in --mysql-ignore-errors; add %d to ignore it)", redact(fe.Err.Error(), co.Password), n)
 			}
 		}
-		return errors.New(redact(runErr.Error(), co.Password))
+		return nil, errors.New(redact(runErr.Error(), co.Password))
 	}
-	return nil
+	return res, nil
 }
 
 func redact(s, secret string) string {

@@ -62,7 +62,8 @@ func tpccCommand() *cobra.Command {
 	f.db = "tpcc"
 	f.registerLoad(fs)
 	fs.Int64Var(&f.warehouses, "warehouses", 10, "number of warehouses")
-	fs.IntVar(&f.threads, "threads", 16, "threads (terminals with --wait; default 10 per warehouse there)")
+	fs.StringVar(&f.lv.threadsSpec, "threads", "16", "threads (terminals with --wait; default 10 per warehouse there); a list runs a sweep; a range with --p95-slo searches")
+	f.lv.register(fs.StringVar, fs.DurationVar, fs.IntVar)
 	fs.DurationVar(&f.dur, "time", 60*time.Second, "measured run time")
 	fs.DurationVar(&f.ramp, "ramp", 0, "warm-up before measuring, excluded from results")
 	fs.DurationVar(&f.interval, "report-interval", 10*time.Second, "interval of the per-type lines (0: none)")
@@ -86,8 +87,12 @@ func runTPCC(ctx context.Context, fs *pflag.FlagSet, f *tpccFlags, command strin
 	if f.warehouses < 1 {
 		return fmt.Errorf("invalid --warehouses=%d: at least 1", f.warehouses)
 	}
+	if err := f.firstThreads(); err != nil {
+		return err
+	}
 	if f.wait && !fs.Changed("threads") {
 		f.threads = int(10 * f.warehouses)
+		f.lv.threadsSpec = strconv.Itoa(f.threads)
 	}
 	if f.threads < 1 {
 		return fmt.Errorf("invalid --threads=%d: must be at least 1", f.threads)
@@ -100,7 +105,10 @@ func runTPCC(ctx context.Context, fs *pflag.FlagSet, f *tpccFlags, command strin
 	case "prepare":
 		return tpccPrepare(ctx, f, co, out)
 	case "run":
-		return tpccRun(ctx, fs, f, co, out)
+		return f.lv.runLevels(ctx, out, "tpcc", f.resultFile, func(th int, file string) (*result.Result, error) {
+			f.threads, f.resultFile = th, file
+			return tpccRun(ctx, fs, f, co, out)
+		})
 	case "check":
 		return tpccCheck(ctx, f, co, out)
 	case "cleanup":
@@ -174,24 +182,24 @@ func tpccDatasetCheck(ctx context.Context, db *sql.DB, schema string, want int64
 	return nil
 }
 
-func tpccRun(ctx context.Context, fs *pflag.FlagSet, f *tpccFlags, co conn.Options, out io.Writer) error {
+func tpccRun(ctx context.Context, fs *pflag.FlagSet, f *tpccFlags, co conn.Options, out io.Writer) (*result.Result, error) {
 	weights, err := tpcc.ParseWeights(f.weights)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if f.dur <= 0 {
-		return fmt.Errorf("invalid --time=%s: a positive duration like 60s or 10m", f.dur)
+		return nil, fmt.Errorf("invalid --time=%s: a positive duration like 60s or 10m", f.dur)
 	}
 	pool, err := conn.Open(co, f.threads)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer pool.Close()
 	if err := pool.Ping(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := tpccDatasetCheck(ctx, pool.DB(0), co.DB, f.warehouses); err != nil {
-		return err
+		return nil, err
 	}
 	rec, _ := loader.ReadDataset(ctx, pool.DB(0))
 	seed := f.seed
@@ -220,13 +228,13 @@ func tpccRun(ctx context.Context, fs *pflag.FlagSet, f *tpccFlags, co conn.Optio
 	if fin != nil {
 		s := rep.Final(fin, f.warehouses)
 		if err := res.SetFinal(fin, tpcc.TxNames); err != nil {
-			return err
+			return nil, err
 		}
 		res.Totals["tpmC_x100"] = int64(s.TpmC * 100)
 		res.Totals["tpmTotal_x100"] = int64(s.TpmTotal * 100)
 		if f.resultFile != "" {
 			if err := res.Write(f.resultFile); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if f.output == "json" {
@@ -234,9 +242,9 @@ func tpccRun(ctx context.Context, fs *pflag.FlagSet, f *tpccFlags, co conn.Optio
 		}
 	}
 	if runErr != nil {
-		return errors.New(redact(runErr.Error(), co.Password))
+		return nil, errors.New(redact(runErr.Error(), co.Password))
 	}
-	return nil
+	return res, nil
 }
 
 type tpccReporter struct {

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/slo"
+)
+
+// levelFlags are the options that turn one run into several: a thread
+// sweep, or a search for the best thread count within a p95 limit.
+type levelFlags struct {
+	threadsSpec string
+	cooldown    time.Duration
+	resultDir   string
+	p95SLO      string
+	sloSteps    int
+}
+
+// parseThreads reads "16", "150,300,600" (a sweep) or "8-1024" (a range for --p95-slo).
+func (l *levelFlags) parseThreads() (levels []int, lo, hi int, err error) {
+	s := l.threadsSpec
+	if strings.Contains(s, "-") {
+		if l.p95SLO == "" {
+			return nil, 0, 0, fmt.Errorf("--threads=%s is a range: give --p95-slo too, or a list like 8,16,32", s)
+		}
+		lo, hi, err = slo.ParseRange(s)
+		return nil, lo, hi, err
+	}
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("invalid --threads=%s: a number, a list like 150,300,600, or a range with --p95-slo", s)
+		}
+		if n < 1 {
+			return nil, 0, 0, fmt.Errorf("invalid --threads=%d: must be at least 1", n)
+		}
+		levels = append(levels, n)
+	}
+	if l.p95SLO != "" {
+		if len(levels) != 1 {
+			return nil, 0, 0, fmt.Errorf("--p95-slo searches a range: give --threads=lo-hi")
+		}
+		return nil, 1, levels[0], nil
+	}
+	return levels, 0, 0, nil
+}
+
+// runLevels runs once per thread level (or searches), writing one result
+// per level into --result-dir.
+func (l *levelFlags) runLevels(ctx context.Context, out io.Writer, name string, resultFile string,
+	run func(threads int, resultFile string) (*result.Result, error)) error {
+	levels, lo, hi, err := l.parseThreads()
+	if err != nil {
+		return err
+	}
+	file := func(th int) string {
+		if l.resultDir == "" {
+			if len(levels) == 1 {
+				return resultFile
+			}
+			return ""
+		}
+		return filepath.Join(l.resultDir, fmt.Sprintf("%s-%dthreads.json", strings.ReplaceAll(name, "/", "-"), th))
+	}
+	if l.resultDir != "" {
+		if err := os.MkdirAll(l.resultDir, 0o755); err != nil {
+			return fmt.Errorf("cannot create --result-dir: %v", err)
+		}
+	}
+	if levels != nil {
+		for i, th := range levels {
+			if len(levels) > 1 {
+				fmt.Fprintf(out, "\n== %d threads (level %d of %d)\n", th, i+1, len(levels))
+			}
+			if _, err := run(th, file(th)); err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			if i < len(levels)-1 && l.cooldown > 0 {
+				select {
+				case <-time.After(l.cooldown):
+				case <-ctx.Done():
+					return nil
+				}
+			}
+		}
+		return nil
+	}
+	limit, err := time.ParseDuration(l.p95SLO)
+	if err != nil || limit <= 0 {
+		return fmt.Errorf("invalid --p95-slo=%s: a duration like 105ms", l.p95SLO)
+	}
+	limitMs := float64(limit) / float64(time.Millisecond)
+	step := 0
+	best, tried, err := slo.Search(lo, hi, limitMs, l.sloSteps, func(th int) (slo.Point, error) {
+		step++
+		fmt.Fprintf(out, "\n== p95 search, step %d: %d threads\n", step, th)
+		if step > 1 && l.cooldown > 0 {
+			time.Sleep(l.cooldown)
+		}
+		r, err := run(th, file(th))
+		if err != nil {
+			return slo.Point{}, err
+		}
+		if ctx.Err() != nil {
+			return slo.Point{}, ctx.Err()
+		}
+		t, _ := r.Throughput()
+		return slo.Point{Threads: th, Throughput: t, TPS: r.TPS(), MeanMs: r.MeanLatency(), P95Ms: r.Latency("95")}, nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\np95 limit %s, threads %d-%d, %d runs:\n\n| Threads | QPS | TPS | Average latency (ms) | P95 latency (ms) | within limit |\n|---|---|---|---|---|---|\n", limit, lo, hi, len(tried))
+	for _, p := range tried {
+		fmt.Fprintf(out, "| %d | %.2f | %.2f | %.2f | %.2f | %v |\n", p.Threads, p.Throughput, p.TPS, p.MeanMs, p.P95Ms, p.P95Ms <= limitMs)
+	}
+	if best == nil {
+		return fmt.Errorf("even %d threads exceed the p95 limit of %s: lower the range or raise the limit", lo, limit)
+	}
+	fmt.Fprintf(out, "\nBest within p95 <= %s: %s\n| %d | %.2f | %.2f | %.2f | %.2f |\n", limit, name, best.Threads, best.Throughput, best.TPS, best.MeanMs, best.P95Ms)
+	return nil
+}
+
+func (l *levelFlags) register(fsAdd func(p *string, name, def, usage string), fsDur func(p *time.Duration, name string, def time.Duration, usage string), fsInt func(p *int, name string, def int, usage string)) {
+	fsDur(&l.cooldown, "cooldown", 0, "pause between the levels of a thread sweep")
+	fsAdd(&l.resultDir, "result-dir", "", "folder for one result file per thread level")
+	fsAdd(&l.p95SLO, "p95-slo", "", "find the thread count with the highest throughput whose p95 stays within this (e.g. 105ms); --threads=lo-hi")
+	fsInt(&l.sloSteps, "slo-steps", 10, "at most this many runs for --p95-slo")
+}

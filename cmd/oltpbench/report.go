@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/oltpbench/oltpbench/internal/compare"
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+func reportCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "report", Short: "merge, compare and show result files"}
+	merge := &cobra.Command{
+		Use:   "merge a.json b.json ... > merged.json",
+		Short: "combine one run's results from several client machines exactly",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var rs []*result.Result
+			for _, a := range args {
+				r, err := result.Read(a)
+				if err != nil {
+					return err
+				}
+				rs = append(rs, r)
+			}
+			m, err := result.Merge(rs)
+			if err != nil {
+				return err
+			}
+			b, _ := json.MarshalIndent(m, "", "  ")
+			_, err = os.Stdout.Write(append(b, '\n'))
+			return err
+		},
+	}
+	var base, cand []string
+	var baseName, candName, format string
+	cmp := &cobra.Command{
+		Use:   "compare --baseline DIR|FILES --candidate DIR|FILES [--format text|markdown|html]",
+		Short: "two versions side by side: throughput and latency by threads, ratios, charts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(base) == 0 || len(cand) == 0 {
+				return errors.New("compare needs --baseline and --candidate (folders or result files)")
+			}
+			b, err := compare.Load(base)
+			if err != nil {
+				return err
+			}
+			c, err := compare.Load(cand)
+			if err != nil {
+				return err
+			}
+			if baseName == "" {
+				baseName = compare.LabelOf(b, "baseline")
+			}
+			if candName == "" {
+				candName = compare.LabelOf(c, "candidate")
+			}
+			if baseName == candName {
+				baseName, candName = baseName+" (baseline)", candName+" (candidate)"
+			}
+			tables := compare.Build(compare.Version{Label: baseName, Results: b}, compare.Version{Label: candName, Results: c})
+			switch format {
+			case "text":
+				compare.Text(os.Stdout, baseName, candName, tables)
+			case "markdown", "md":
+				compare.Markdown(os.Stdout, baseName, candName, tables)
+			case "html":
+				compare.HTML(os.Stdout, baseName, candName, tables)
+			default:
+				return fmt.Errorf("invalid --format=%s: use text, markdown or html", format)
+			}
+			for _, t := range tables {
+				for _, w := range t.Warnings {
+					fmt.Fprintf(os.Stderr, "warning: %s: %s\n", t.Title, w)
+				}
+			}
+			return nil
+		},
+	}
+	cmp.Flags().StringSliceVar(&base, "baseline", nil, "result files or folders of the baseline version")
+	cmp.Flags().StringSliceVar(&cand, "candidate", nil, "result files or folders of the candidate version")
+	cmp.Flags().StringVar(&baseName, "baseline-name", "", "label of the baseline (default: its server version)")
+	cmp.Flags().StringVar(&candName, "candidate-name", "", "label of the candidate (default: its server version)")
+	cmp.Flags().StringVar(&format, "format", "text", "text, markdown or html")
+	show := &cobra.Command{
+		Use:   "show result.json",
+		Short: "print one result",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := result.Read(args[0])
+			if err != nil {
+				return err
+			}
+			return compare.Show(os.Stdout, r)
+		},
+	}
+	cmd.AddCommand(merge, cmp, show)
+	return cmd
+}

@@ -1,0 +1,234 @@
+// Package compare puts the results of two versions side by side: per
+// workload, throughput and latency against threads, ratios, a verdict, and
+// warnings where datasets or options differ. It renders text, markdown in the
+// layout of the TiDB benchmark reports, and one self-contained HTML file with
+// SVG charts.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+// Load reads result files, or every *.json in the folders given.
+func Load(paths []string) ([]*result.Result, error) {
+	var out []*result.Result
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s: %v", p, err)
+		}
+		files := []string{p}
+		if st.IsDir() {
+			files, _ = filepath.Glob(filepath.Join(p, "*.json"))
+			sort.Strings(files)
+			if len(files) == 0 {
+				return nil, fmt.Errorf("%s holds no result files (*.json)", p)
+			}
+		}
+		for _, f := range files {
+			r, err := result.Read(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Version is one side of a comparison.
+type Version struct {
+	Label   string
+	Results []*result.Result
+}
+
+// LabelOf names a version by its server (TiDB version line when present).
+func LabelOf(rs []*result.Result, fallback string) string {
+	for _, r := range rs {
+		if v := r.Server.TiDBVersion; v != "" {
+			if i := strings.Index(v, "Release Version: "); i >= 0 {
+				return strings.Fields(v[i+len("Release Version: "):])[0]
+			}
+			return strings.Fields(v)[0]
+		}
+		if r.Server.Version != "" {
+			return r.Server.Version
+		}
+	}
+	return fallback
+}
+
+// Row is one thread count of a workload.
+type Row struct {
+	Threads    int
+	Base, Cand *result.Result
+}
+
+// Table is one workload.
+type Table struct {
+	Workload string
+	Title    string
+	Unit     string // QPS or tpmC
+	Rows     []Row
+	Warnings []string
+}
+
+var titles = map[string]string{
+	"sysbench/oltp_point_select": "Point Select", "sysbench/oltp_read_only": "Read Only", "sysbench/oltp_read_write": "Read Write",
+	"sysbench/oltp_write_only": "Write Only", "sysbench/oltp_update_index": "Update Index", "sysbench/oltp_update_non_index": "Update Non-Index",
+	"sysbench/oltp_insert": "Insert", "sysbench/oltp_delete": "Delete", "sysbench/select_random_points": "Select Random Points",
+	"sysbench/select_random_ranges": "Select Random Ranges", "sysbench/bulk_insert": "Bulk Insert", "tpcc": "TPC-C",
+}
+
+// Title names a workload as the reports do.
+func Title(workload string) string {
+	if t, ok := titles[workload]; ok {
+		return t
+	}
+	return workload
+}
+
+// Build pairs the two versions' results by workload and thread count.
+func Build(base, cand Version) []Table {
+	type key struct {
+		w string
+		t int
+	}
+	idx := map[key]*Row{}
+	var keys []key
+	add := func(r *result.Result, isBase bool) {
+		k := key{r.Workload, r.Threads}
+		row := idx[k]
+		if row == nil {
+			row = &Row{Threads: r.Threads}
+			idx[k] = row
+			keys = append(keys, k)
+		}
+		if isBase {
+			row.Base = r
+		} else {
+			row.Cand = r
+		}
+	}
+	for _, r := range base.Results {
+		add(r, true)
+	}
+	for _, r := range cand.Results {
+		add(r, false)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].w != keys[j].w {
+			return order(keys[i].w) < order(keys[j].w)
+		}
+		return keys[i].t < keys[j].t
+	})
+	var tables []Table
+	for _, k := range keys {
+		if len(tables) == 0 || tables[len(tables)-1].Workload != k.w {
+			tables = append(tables, Table{Workload: k.w, Title: Title(k.w)})
+		}
+		t := &tables[len(tables)-1]
+		row := *idx[k]
+		t.Rows = append(t.Rows, row)
+		for _, r := range []*result.Result{row.Base, row.Cand} {
+			if r != nil && t.Unit == "" {
+				_, t.Unit = r.Throughput()
+			}
+		}
+		if row.Base != nil && row.Cand != nil {
+			for _, d := range result.DatasetDiff(row.Base, row.Cand) {
+				w := fmt.Sprintf("%d threads: %s", row.Threads, d)
+				t.Warnings = append(t.Warnings, w)
+			}
+		}
+	}
+	return tables
+}
+
+var workloadOrder = []string{"sysbench/oltp_point_select", "sysbench/oltp_update_non_index", "sysbench/oltp_update_index", "sysbench/oltp_read_write", "sysbench/oltp_read_only", "sysbench/oltp_write_only", "sysbench/oltp_insert"}
+
+func order(w string) string {
+	for i, x := range workloadOrder {
+		if x == w {
+			return fmt.Sprintf("%02d", i)
+		}
+	}
+	return "99" + w
+}
+
+// Ratio is the geometric mean of candidate / baseline throughput over the
+// rows both have (0 when none).
+func (t *Table) Ratio() float64 {
+	sum, n := 0.0, 0
+	for _, r := range t.Rows {
+		if r.Base == nil || r.Cand == nil {
+			continue
+		}
+		b, _ := r.Base.Throughput()
+		c, _ := r.Cand.Throughput()
+		if b > 0 && c > 0 {
+			sum += math.Log(c / b)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Exp(sum / float64(n))
+}
+
+// Verdict is the one-line summary of a table.
+func (t *Table) Verdict(base, cand string) string {
+	r := t.Ratio()
+	if r == 0 {
+		return fmt.Sprintf("%s: no thread count measured on both versions.", t.Title)
+	}
+	n := 0
+	for _, row := range t.Rows {
+		if row.Base != nil && row.Cand != nil {
+			n++
+		}
+	}
+	change := "increased"
+	pct := (r - 1) * 100
+	if pct < 0 {
+		change, pct = "decreased", -pct
+	}
+	return fmt.Sprintf("%s: the %s of %s %s by %.0f%% over %s (geometric mean of %d thread count(s)).", t.Title, t.Unit, cand, change, pct, base, n)
+}
+
+func tput(r *result.Result) float64 {
+	if r == nil {
+		return math.NaN()
+	}
+	v, _ := r.Throughput()
+	return v
+}
+
+func lat(r *result.Result, p string) float64 {
+	if r == nil {
+		return math.NaN()
+	}
+	return r.Latency(p)
+}
+
+func num(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+func ratio(a, b float64) string {
+	if math.IsNaN(a) || math.IsNaN(b) || a == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", b/a)
+}

@@ -1,0 +1,124 @@
+package compare
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and fixtures")
+
+// fixture makes a deterministic result: latencies around p95Ms, qps queries per second.
+func fixture(t *testing.T, workload, version string, threads int, qps, p95Ms float64) *result.Result {
+	t.Helper()
+	h := hist.New()
+	for i := 0; i < 1000; i++ {
+		h.RecordValue(int64(p95Ms * 1000 * float64(i+1) / 950))
+	}
+	name := strings.TrimPrefix(workload, "sysbench/")
+	if workload == "tpcc" {
+		name = "new_order"
+	}
+	op, err := result.NewOp(name, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &result.Result{Format: result.Format, Workload: workload, Threads: threads, Seconds: 100, Server: result.Server{Version: version},
+		Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Options: map[string]string{"threads": "x", "tables": "16"},
+		Dataset: map[string]string{"tables": "16", "table_size": "10000000"}, Totals: map[string]int64{"events": int64(qps * 100 / 20), "reads": int64(qps * 100)}, Ops: []result.Op{op}}
+	if workload == "tpcc" {
+		r.Ops[0].Count = int64(qps * 100 / 60)
+	}
+	return r
+}
+
+func versions(t *testing.T) (Version, Version) {
+	var b, c []*result.Result
+	for i, th := range []int{150, 300, 600} {
+		f := float64(i + 1)
+		b = append(b, fixture(t, "sysbench/oltp_point_select", "v2.1", th, 240000*f, 1.6*f))
+		c = append(c, fixture(t, "sysbench/oltp_point_select", "v3.0", th, 334000*f, 0.6*f))
+	}
+	for i, th := range []int{128, 256} {
+		b = append(b, fixture(t, "tpcc", "v2.1", th, 10641+float64(i)*200, 50))
+		c = append(c, fixture(t, "tpcc", "v3.0", th, 44068+float64(i)*3000, 30))
+	}
+	c[0].Dataset["table_size"] = "1000000" // a difference to warn about
+	return Version{"v2.1", b}, Version{"v3.0", c}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(p, got, 0o644)
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update to accept):\n%s", p, got)
+	}
+}
+
+func TestTextAndMarkdownGolden(t *testing.T) {
+	b, c := versions(t)
+	tables := Build(b, c)
+	var txt, md bytes.Buffer
+	Text(&txt, "v2.1", "v3.0", tables)
+	Markdown(&md, "v2.1", "v3.0", tables)
+	golden(t, "compare.txt.golden", txt.Bytes())
+	golden(t, "compare.md.golden", md.Bytes())
+	if !strings.Contains(md.String(), "| Threads | QPS | 95% latency(ms) |") || !strings.Contains(md.String(), "| Version | Threads | tpmC |") {
+		t.Error("markdown lacks the seed reports' table layout")
+	}
+	if !strings.Contains(txt.String(), "warning: 150 threads: dataset table_size=10000000 vs 1000000") {
+		t.Error("no warning for a different dataset")
+	}
+}
+
+func TestHTMLSelfContained(t *testing.T) {
+	b, c := versions(t)
+	var buf bytes.Buffer
+	HTML(&buf, "v2.1", "v3.0", Build(b, c))
+	s := buf.String()
+	if strings.Count(s, "<svg") != 4 || strings.Count(s, "<polyline") != 8 {
+		t.Errorf("want 4 charts with 2 lines each: %d svg, %d polylines", strings.Count(s, "<svg"), strings.Count(s, "<polyline"))
+	}
+	for _, bad := range []string{"<script src", "<link", "@import", "https://"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("external asset: %q", bad)
+		}
+	}
+	if strings.Count(s, "http://") != strings.Count(s, `xmlns="http://www.w3.org/2000/svg"`) {
+		t.Error("a URL other than the SVG namespace")
+	}
+	if *update {
+		// Fixture folders for scripts/report-screenshot.sh.
+		for _, v := range []Version{b, c} {
+			d := filepath.Join("testdata", "results", v.Label)
+			os.MkdirAll(d, 0o755)
+			for i, r := range v.Results {
+				r.Write(filepath.Join(d, strings.ReplaceAll(r.Workload, "/", "-")+"-"+string(rune('a'+i))+".json"))
+			}
+		}
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	b, c := versions(t)
+	tables := Build(b, c)
+	v := tables[0].Verdict("v2.1", "v3.0")
+	if !strings.Contains(v, "QPS of v3.0 increased by 39% over v2.1") {
+		t.Errorf("verdict %q", v)
+	}
+}

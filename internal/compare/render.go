@@ -1,0 +1,235 @@
+package compare
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+// Text writes aligned tables.
+func Text(w io.Writer, base, cand string, tables []Table) {
+	for i, t := range tables {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s (%s)\n", t.Title, t.Workload)
+		fmt.Fprintf(w, "%8s %14s %14s %7s %12s %12s %12s %12s\n", "threads", base+" "+t.Unit, cand+" "+t.Unit, "ratio", "base p95 ms", "cand p95 ms", "base p99 ms", "cand p99 ms")
+		for _, r := range t.Rows {
+			b, c := tput(r.Base), tput(r.Cand)
+			fmt.Fprintf(w, "%8d %14s %14s %7s %12s %12s %12s %12s\n", r.Threads, num(b, 2), num(c, 2), ratio(b, c),
+				num(lat(r.Base, "95"), 2), num(lat(r.Cand, "95"), 2), num(lat(r.Base, "99"), 2), num(lat(r.Cand, "99"), 2))
+		}
+		fmt.Fprintln(w, t.Verdict(base, cand))
+		for _, x := range t.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", x)
+		}
+	}
+}
+
+// Markdown writes the layout of the TiDB benchmark reports: per workload a
+// table per version (threads, throughput, 95% latency), then both side by
+// side with ratios, then the verdict.
+func Markdown(w io.Writer, base, cand string, tables []Table) {
+	for _, t := range tables {
+		if t.Workload == "tpcc" {
+			fmt.Fprintf(w, "### TPC-C\n\n| Version | Threads | tpmC |\n|---|---|---|\n")
+			for _, v := range []struct {
+				label string
+				pick  func(Row) float64
+			}{{cand, func(r Row) float64 { return tput(r.Cand) }}, {base, func(r Row) float64 { return tput(r.Base) }}} {
+				for _, r := range t.Rows {
+					fmt.Fprintf(w, "| %s | %d | %s |\n", v.label, r.Threads, num(v.pick(r), 2))
+				}
+			}
+			fmt.Fprintf(w, "\n%s\n\n", t.Verdict(base, cand))
+			warnings(w, t)
+			continue
+		}
+		fmt.Fprintf(w, "### %s test\n\n", t.Title)
+		for _, v := range []struct {
+			label string
+			side  func(Row) Row
+		}{{base, func(r Row) Row { return Row{Threads: r.Threads, Base: r.Base} }}, {cand, func(r Row) Row { return Row{Threads: r.Threads, Base: r.Cand} }}} {
+			fmt.Fprintf(w, "%s:\n\n| Threads | %s | 95%% latency(ms) |\n|---|---|---|\n", v.label, t.Unit)
+			for _, r := range t.Rows {
+				s := v.side(r)
+				if s.Base == nil {
+					continue
+				}
+				fmt.Fprintf(w, "| %d | %s | %s |\n", r.Threads, num(tput(s.Base), 2), num(lat(s.Base, "95"), 2))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "| Threads | %s %s | %s %s | ratio | %s p95 (ms) | %s p95 (ms) | %s p99 (ms) | %s p99 (ms) |\n|---|---|---|---|---|---|---|---|\n",
+			base, t.Unit, cand, t.Unit, base, cand, base, cand)
+		for _, r := range t.Rows {
+			b, c := tput(r.Base), tput(r.Cand)
+			fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Threads, num(b, 2), num(c, 2), ratio(b, c),
+				num(lat(r.Base, "95"), 2), num(lat(r.Cand, "95"), 2), num(lat(r.Base, "99"), 2), num(lat(r.Cand, "99"), 2))
+		}
+		fmt.Fprintf(w, "\n%s\n\n", t.Verdict(base, cand))
+		warnings(w, t)
+	}
+}
+
+func warnings(w io.Writer, t Table) {
+	for _, x := range t.Warnings {
+		fmt.Fprintf(w, "> warning: %s\n", x)
+	}
+	if len(t.Warnings) > 0 {
+		fmt.Fprintln(w)
+	}
+}
+
+// HTML writes one self-contained page: tables and inline SVG charts of
+// throughput and p95 against threads, one line per version. No external assets.
+func HTML(w io.Writer, base, cand string, tables []Table) {
+	e := html.EscapeString
+	fmt.Fprintf(w, `<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>oltpbench: %s vs %s</title>
+<style>
+body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0}
+td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}
+.charts{display:flex;gap:24px;flex-wrap:wrap}.warn{color:#a40}.verdict{font-weight:bold}
+</style></head><body>
+<h1>%s vs %s</h1>
+`, e(cand), e(base), e(cand), e(base))
+	for _, t := range tables {
+		fmt.Fprintf(w, "<h2>%s</h2>\n<table><tr><th>threads</th><th>%s %s</th><th>%s %s</th><th>ratio</th><th>%s p95 ms</th><th>%s p95 ms</th><th>%s p99 ms</th><th>%s p99 ms</th></tr>\n",
+			e(t.Title), e(base), t.Unit, e(cand), t.Unit, e(base), e(cand), e(base), e(cand))
+		for _, r := range t.Rows {
+			b, c := tput(r.Base), tput(r.Cand)
+			fmt.Fprintf(w, "<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", r.Threads,
+				num(b, 2), num(c, 2), ratio(b, c), num(lat(r.Base, "95"), 2), num(lat(r.Cand, "95"), 2), num(lat(r.Base, "99"), 2), num(lat(r.Cand, "99"), 2))
+		}
+		fmt.Fprintf(w, "</table>\n<p class=\"verdict\">%s</p>\n", e(t.Verdict(base, cand)))
+		for _, x := range t.Warnings {
+			fmt.Fprintf(w, "<p class=\"warn\">warning: %s</p>\n", e(x))
+		}
+		fmt.Fprintf(w, "<div class=\"charts\">\n")
+		series := func(pick func(Row) float64) [2][]pt {
+			var s [2][]pt
+			for _, r := range t.Rows {
+				s[0] = append(s[0], pt{float64(r.Threads), pick(Row{Base: r.Base})})
+				s[1] = append(s[1], pt{float64(r.Threads), pick(Row{Base: r.Cand})})
+			}
+			return s
+		}
+		chart(w, t.Unit+" by threads", t.Unit, [2]string{base, cand}, series(func(r Row) float64 { return tput(r.Base) }))
+		chart(w, "p95 latency (ms) by threads", "ms", [2]string{base, cand}, series(func(r Row) float64 { return lat(r.Base, "95") }))
+		fmt.Fprintf(w, "</div>\n")
+	}
+	fmt.Fprintf(w, "</body></html>\n")
+}
+
+type pt struct{ x, y float64 }
+
+var colors = [2]string{"#1f77b4", "#d62728"}
+
+// chart draws one line chart as inline SVG.
+func chart(w io.Writer, title, unit string, labels [2]string, s [2][]pt) {
+	const W, H, L, R, T, B = 460.0, 300.0, 70.0, 20.0, 30.0, 50.0
+	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
+	for _, line := range s {
+		for _, p := range line {
+			if math.IsNaN(p.y) {
+				continue
+			}
+			minX, maxX, maxY = math.Min(minX, p.x), math.Max(maxX, p.x), math.Max(maxY, p.y)
+		}
+	}
+	if math.IsInf(minX, 0) {
+		return
+	}
+	if maxX == minX {
+		maxX = minX + 1
+	}
+	if maxY == 0 {
+		maxY = 1
+	}
+	maxY *= 1.1
+	sx := func(x float64) float64 { return L + (x-minX)/(maxX-minX)*(W-L-R) }
+	sy := func(y float64) float64 { return H - B - y/maxY*(H-T-B) }
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img"><title>%s</title>`, W, H, W, H, html.EscapeString(title))
+	fmt.Fprintf(w, `<text x="%.0f" y="18" font-size="14" text-anchor="middle">%s</text>`, W/2, html.EscapeString(title))
+	fmt.Fprintf(w, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#444"/><line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#444"/>`,
+		L, H-B, W-R, H-B, L, T, L, H-B)
+	for i := 0; i <= 4; i++ {
+		y := maxY * float64(i) / 4
+		fmt.Fprintf(w, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#eee"/><text x="%.0f" y="%.1f" font-size="10" text-anchor="end">%s</text>`,
+			L, sy(y), W-R, sy(y), L-4, sy(y)+3, short(y))
+	}
+	ticks := map[float64]bool{}
+	for _, line := range s {
+		for _, p := range line {
+			if !ticks[p.x] {
+				ticks[p.x] = true
+				fmt.Fprintf(w, `<text x="%.1f" y="%.0f" font-size="10" text-anchor="middle">%g</text>`, sx(p.x), H-B+14, p.x)
+			}
+		}
+	}
+	fmt.Fprintf(w, `<text x="%.0f" y="%.0f" font-size="11" text-anchor="middle">threads</text>`, (L+W-R)/2, H-B+30)
+	for i, line := range s {
+		var pts []string
+		for _, p := range line {
+			if !math.IsNaN(p.y) {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(p.x), sy(p.y)))
+				fmt.Fprintf(w, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, sx(p.x), sy(p.y), colors[i])
+			}
+		}
+		if len(pts) > 0 {
+			fmt.Fprintf(w, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`, colors[i], strings.Join(pts, " "))
+		}
+		fmt.Fprintf(w, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f" font-size="11">%s</text>`,
+			L+10+float64(i)*170, H-12, colors[i], L+24+float64(i)*170, H-3, html.EscapeString(labels[i]))
+	}
+	fmt.Fprintf(w, "</svg>\n")
+}
+
+func short(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.1fM", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%.0fk", v/1e3)
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	default:
+		return fmt.Sprintf("%.2g", v)
+	}
+}
+
+// Show prints one result.
+func Show(w io.Writer, r *result.Result) error {
+	tp, unit := r.Throughput()
+	fmt.Fprintf(w, "%s on %s (%s), %d threads, %.1f s from %s, client %s\n", r.Workload, r.Server.Version, strings.Join(r.Server.Endpoints, ","),
+		r.Threads, r.Seconds, r.Start.Format("2006-01-02 15:04:05"), r.Client)
+	fmt.Fprintf(w, "%s %.2f, TPS %.2f, errors %d, reconnects %d\n", unit, tp, r.TPS(), r.Totals["errors"], r.Totals["reconnects"])
+	fmt.Fprintf(w, "%-14s %10s %9s %9s %9s %9s %9s %9s\n", "operation", "count", "mean ms", "p50", "p95", "p99", "p99.9", "max")
+	for _, op := range r.Ops {
+		p := op.Percentiles
+		fmt.Fprintf(w, "%-14s %10d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", op.Name, op.Count, op.MeanMs, p["50"], p["95"], p["99"], p["99.9"], op.MaxMs)
+	}
+	if len(r.Dataset) > 0 {
+		fmt.Fprintf(w, "dataset:")
+		for _, k := range sortedKeys(r.Dataset) {
+			fmt.Fprintf(w, " %s=%s", k, r.Dataset[k])
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	var k []string
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}

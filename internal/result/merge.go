@@ -1,0 +1,214 @@
+package result
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/oltpbench/oltpbench/internal/hist"
+)
+
+// clientOptions may differ between the client machines of one run.
+var clientOptions = map[string]bool{"mysql-host": true, "mysql-port": true, "mysql-socket": true, "result-file": true,
+	"output": true, "result-dir": true, "mysql-password-file": true, "config-file": true, "rand-seed": true, "cpu-profile": true}
+
+// Merge combines the results of one run measured on several client machines:
+// histograms merged exactly, counts summed, threads summed. Results of other
+// workloads, other options or time windows that do not overlap are refused.
+func Merge(rs []*Result) (*Result, error) {
+	if len(rs) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	base := rs[0]
+	for i, r := range rs[1:] {
+		if r.Workload != base.Workload {
+			return nil, fmt.Errorf("result %d is %s, result 1 is %s: merge only results of one run", i+2, r.Workload, base.Workload)
+		}
+		if d := optionDiff(base.Options, r.Options, clientOptions); len(d) > 0 {
+			return nil, fmt.Errorf("result %d was run with other options (%s): merge only results of one run", i+2, strings.Join(d, ", "))
+		}
+		if !overlap(base, r) {
+			return nil, fmt.Errorf("result %d ran %s..%s, result 1 %s..%s: the time windows do not overlap, so they are not one run",
+				i+2, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), base.Start.Format(time.RFC3339), base.End.Format(time.RFC3339))
+		}
+	}
+	m := &Result{Format: Format, Tool: base.Tool, Workload: base.Workload, Options: map[string]string{}, Server: base.Server,
+		Dataset: base.Dataset, Totals: map[string]int64{}, Start: base.Start, End: base.End}
+	for k, v := range base.Options {
+		if !clientOptions[k] {
+			m.Options[k] = v
+		}
+	}
+	var clients, eps []string
+	hs := map[string]*hdr.Histogram{}
+	var order []string
+	for _, r := range rs {
+		clients = append(clients, r.Client)
+		eps = append(eps, r.Server.Endpoints...)
+		m.Threads += r.Threads
+		m.Seconds += r.Seconds / float64(len(rs))
+		if r.Start.Before(m.Start) {
+			m.Start = r.Start
+		}
+		if r.End.After(m.End) {
+			m.End = r.End
+		}
+		for k, v := range r.Totals {
+			m.Totals[k] += v
+		}
+		for _, op := range r.Ops {
+			h, err := hist.Decode(op.Histogram)
+			if err != nil {
+				return nil, fmt.Errorf("%s: histogram of %s: %v", r.Client, op.Name, err)
+			}
+			if hs[op.Name] == nil {
+				hs[op.Name] = hist.New()
+				order = append(order, op.Name)
+			}
+			hs[op.Name].Merge(h)
+		}
+		m.Interrupted = m.Interrupted || r.Interrupted
+	}
+	m.Client = strings.Join(clients, ",")
+	m.Server.Endpoints = dedupe(eps)
+	for _, name := range order {
+		op, err := NewOp(name, hs[name])
+		if err != nil {
+			return nil, err
+		}
+		m.Ops = append(m.Ops, op)
+	}
+	// Intervals line up by position; counts add. Interval percentiles cannot
+	// be combined exactly (only the totals carry histograms): the merged
+	// interval keeps the highest client p95, an upper bound.
+	for i := 0; ; i++ {
+		var iv *Interval
+		for _, r := range rs {
+			if i >= len(r.Intervals) {
+				continue
+			}
+			x := r.Intervals[i]
+			if iv == nil {
+				iv = &Interval{T: x.T, Seconds: x.Seconds, Counts: map[string]int64{}, P95Ms: map[string]float64{}}
+			}
+			iv.Threads += x.Threads
+			iv.Queue += x.Queue
+			for k, v := range x.Counts {
+				iv.Counts[k] += v
+			}
+			for k, v := range x.P95Ms {
+				iv.P95Ms[k] = max(iv.P95Ms[k], v)
+			}
+		}
+		if iv == nil {
+			break
+		}
+		m.Intervals = append(m.Intervals, *iv)
+	}
+	return m, nil
+}
+
+func overlap(a, b *Result) bool {
+	return a.Start.Before(b.End) && b.Start.Before(a.End)
+}
+
+func optionDiff(a, b map[string]string, ignore map[string]bool) []string {
+	var d []string
+	for k, v := range a {
+		if !ignore[k] && b[k] != v {
+			d = append(d, fmt.Sprintf("%s=%s vs %s", k, v, b[k]))
+		}
+	}
+	for k, v := range b {
+		if _, ok := a[k]; !ok && !ignore[k] {
+			d = append(d, fmt.Sprintf("%s=(none) vs %s", k, v))
+		}
+	}
+	sort.Strings(d)
+	return d
+}
+
+// DatasetDiff lists dataset and option differences that make a comparison
+// of two results questionable (threads and client-specific options aside).
+func DatasetDiff(a, b *Result) []string {
+	var d []string
+	for _, x := range optionDiff(a.Dataset, b.Dataset, map[string]bool{"state": true, "load_mode": true}) {
+		d = append(d, "dataset "+x)
+	}
+	ign := map[string]bool{"threads": true, "time": true}
+	for k := range clientOptions {
+		ign[k] = true
+	}
+	for _, x := range optionDiff(a.Options, b.Options, ign) {
+		d = append(d, "option "+x)
+	}
+	return d
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Throughput is the result's main rate: tpmC for TPC-C, QPS for sysbench.
+func (r *Result) Throughput() (value float64, unit string) {
+	if r.Seconds <= 0 {
+		return 0, ""
+	}
+	if r.Workload == "tpcc" {
+		for _, op := range r.Ops {
+			if op.Name == "new_order" {
+				return float64(op.Count) / r.Seconds * 60, "tpmC"
+			}
+		}
+	}
+	q := r.Totals["reads"] + r.Totals["writes"] + r.Totals["others"]
+	return float64(q) / r.Seconds, "QPS"
+}
+
+// TPS is events (transactions) per second.
+func (r *Result) TPS() float64 {
+	if r.Seconds <= 0 {
+		return 0
+	}
+	if r.Workload == "tpcc" {
+		var n int64
+		for _, op := range r.Ops {
+			n += op.Count
+		}
+		return float64(n) / r.Seconds
+	}
+	return float64(r.Totals["events"]) / r.Seconds
+}
+
+// Latency returns a percentile (ms) of the main operation: the event for
+// sysbench, New-Order for TPC-C.
+func (r *Result) Latency(p string) float64 {
+	for _, op := range r.Ops {
+		if r.Workload != "tpcc" || op.Name == "new_order" {
+			return op.Percentiles[p]
+		}
+	}
+	return 0
+}
+
+// MeanLatency is the main operation's mean latency in ms.
+func (r *Result) MeanLatency() float64 {
+	for _, op := range r.Ops {
+		if r.Workload != "tpcc" || op.Name == "new_order" {
+			return op.MeanMs
+		}
+	}
+	return 0
+}

@@ -1,0 +1,74 @@
+package result
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oltpbench/oltpbench/internal/hist"
+)
+
+func sample(i int64) int64 { return (i*7919)%90000 + 50 }
+
+func mk(t *testing.T, client string, from, to int64, step int64, start time.Time) *Result {
+	t.Helper()
+	h := hist.New()
+	var n int64
+	for i := from; i < to; i += step {
+		h.RecordValue(sample(i))
+		n++
+	}
+	op, err := NewOp("oltp_read_write", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Result{Format: Format, Workload: "sysbench/oltp_read_write", Client: client, Threads: 8, Seconds: 60,
+		Start: start, End: start.Add(60 * time.Second), Options: map[string]string{"threads": "8", "mysql-host": client, "tables": "16"},
+		Totals: map[string]int64{"events": n, "reads": 14 * n}, Ops: []Op{op},
+		Intervals: []Interval{{T: 10, Seconds: 10, Threads: 8, Counts: map[string]int64{"events": n / 6}, P95Ms: map[string]float64{"oltp_read_write": 1}}}}
+}
+
+// One run's samples split over two client files merge into exactly the
+// percentiles of the single histogram.
+func TestMergeIsExact(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	whole := mk(t, "all", 0, 300000, 1, t0)
+	a := mk(t, "a", 0, 300000, 2, t0)
+	b := mk(t, "b", 1, 300000, 2, t0.Add(time.Second))
+	m, err := Merge([]*Result{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, v := range whole.Ops[0].Percentiles {
+		if m.Ops[0].Percentiles[p] != v {
+			t.Errorf("p%s: merged %v, single %v", p, m.Ops[0].Percentiles[p], v)
+		}
+	}
+	if m.Ops[0].Count != whole.Ops[0].Count || m.Totals["events"] != whole.Totals["events"] || m.Threads != 16 {
+		t.Errorf("count %d vs %d, events %d, threads %d", m.Ops[0].Count, whole.Ops[0].Count, m.Totals["events"], m.Threads)
+	}
+	if m.Client != "a,b" || m.Intervals[0].Threads != 16 {
+		t.Errorf("clients %q, interval threads %d", m.Client, m.Intervals[0].Threads)
+	}
+	if _, ok := m.Options["mysql-host"]; ok {
+		t.Error("client-specific option kept")
+	}
+}
+
+func TestMergeRefuses(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := mk(t, "a", 0, 1000, 1, t0)
+	other := mk(t, "b", 0, 1000, 1, t0)
+	other.Workload = "tpcc"
+	opts := mk(t, "b", 0, 1000, 1, t0)
+	opts.Options["tables"] = "32"
+	later := mk(t, "b", 0, 1000, 1, t0.Add(time.Hour))
+	for _, c := range []struct {
+		r    *Result
+		want string
+	}{{other, "tpcc"}, {opts, "tables=16 vs 32"}, {later, "do not overlap"}} {
+		if _, err := Merge([]*Result{a, c.r}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("err %v, want %q", err, c.want)
+		}
+	}
+}
