@@ -277,7 +277,8 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 			all = append(all, task{u: u, redo: have[strings.ToLower(ds.Tables[ti].Name)]})
 		}
 	}
-	// Interleave tables so all progress at once and endpoints share the load.
+	// Shards are assigned in a canonical order (chunk, then table), so that
+	// clients with different --threads still take disjoint parts.
 	sort.SliceStable(all, func(a, b int) bool { return all[a].u.idx < all[b].u.idx })
 	left := make([]atomic.Int64, len(ds.Tables))
 	var tasks []task
@@ -296,6 +297,17 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 		left[tk.u.ti].Add(1)
 		totalRows += estimate(&ds.Tables[tk.u.ti], tk.u.n)
 	}
+	// Tables load in waves of --threads tables, chunks of a wave interleaved:
+	// threads work on different tables (InnoDB serialises bulk loads into one
+	// table with AUTO_INCREMENT), and a wave's tables finish early enough for
+	// their indexes to be built while the next wave loads.
+	wave := func(t task) int { return t.u.ti / o.Threads }
+	sort.SliceStable(tasks, func(a, b int) bool {
+		if wa, wb := wave(tasks[a]), wave(tasks[b]); wa != wb {
+			return wa < wb
+		}
+		return tasks[a].u.idx < tasks[b].u.idx
+	})
 	if !o.Quiet {
 		for ti, t := range ds.Tables {
 			if left[ti].Load() > 0 {
@@ -408,8 +420,16 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 // first removes whatever a crashed earlier attempt left in its key range
 // (engines without transactions keep half a unit).
 func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, u unit, redo bool, mode string, o Options) (rows, sent int64, err error) {
-	sent, rows, err = loadUnitTx(ctx, pool, seq, t, u, redo, mode, o)
-	return rows, sent, err
+	// A unit is one transaction: on a deadlock or lock wait timeout (two
+	// resumed units of one table), it is rolled back whole and redone.
+	for attempt := 0; ; attempt++ {
+		sent, rows, err = loadUnitTx(ctx, pool, seq, t, u, redo, mode, o)
+		if n := conn.Number(err); (n == 1213 || n == 1205) && attempt < 10 && ctx.Err() == nil {
+			time.Sleep(time.Duration(attempt+1) * 50 * time.Millisecond)
+			continue
+		}
+		return rows, sent, err
+	}
 }
 
 func estimate(t *workload.Table, n int64) int64 {
@@ -431,7 +451,16 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table
 	}
 	defer tx.Rollback()
 	if redo && u.keyed && u.n > 0 {
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s BETWEEN %d AND %d", quoteIdent(t.Name), quoteIdent(t.KeyColumn), u.lo, u.hi)); err != nil {
+		// Only a unit a crash left half-loaded has rows to remove; a plain
+		// read first spares the others the DELETE's gap locks.
+		rng := fmt.Sprintf("%s WHERE %s BETWEEN %d AND %d", quoteIdent(t.Name), quoteIdent(t.KeyColumn), u.lo, u.hi)
+		var one int
+		err := tx.QueryRowContext(ctx, "SELECT 1 FROM "+rng+" LIMIT 1").Scan(&one)
+		if err == nil {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+rng); err != nil {
+				return 0, 0, err
+			}
+		} else if !errors.Is(err, sql.ErrNoRows) {
 			return 0, 0, err
 		}
 	}

@@ -107,6 +107,8 @@ type threadState struct {
 	homes    []int64 // warehouses this terminal uses
 	district int64   // Stock-Level's district
 	pending  int     // transaction to redo after a failure, -1 if none
+	next     int     // transaction drawn by Wait, -1 if none
+	last     int     // the last transaction completed, for its think time
 	in       txInput
 }
 
@@ -157,7 +159,7 @@ type stmts struct {
 func (r *Run) NewWorker(dc driver.Conn, th *workload.Thread) (workload.Worker, error) {
 	st, _ := th.State.(*threadState)
 	if st == nil {
-		st = &threadState{rand: workload.NewRand(r.cfg.RunSeed, uint64(th.ID)), pending: -1}
+		st = &threadState{rand: workload.NewRand(r.cfg.RunSeed, uint64(th.ID)), pending: -1, next: -1, last: -1}
 		st.deck = append([]int(nil), r.deck...)
 		st.pos = len(st.deck)
 		// Warehouses spread over threads: every warehouse is some thread's home.
@@ -252,25 +254,52 @@ func (w *worker) other(home int64) int64 {
 	return x
 }
 
-// Event runs the next transaction of the deck (or redoes a failed one with
-// the same inputs), with keying and think times in --wait mode.
+// Wait draws the next transaction and, in --wait mode, sleeps the think time
+// of the last one and the keying time of the next (clause 5.2.5.7), outside
+// the measured response time. A transaction to redo needs no new draw.
+func (w *worker) Wait(stop <-chan struct{}) bool {
+	st := w.st
+	if st.pending >= 0 || st.next >= 0 {
+		return true
+	}
+	if st.pos >= len(st.deck) {
+		for i := len(st.deck) - 1; i > 0; i-- {
+			j := st.rand.Uniform(0, int64(i))
+			st.deck[i], st.deck[j] = st.deck[j], st.deck[i]
+		}
+		st.pos = 0
+	}
+	t := st.deck[st.pos]
+	st.pos++
+	w.inputs(t)
+	st.next = t
+	if !w.r.cfg.Wait {
+		return true
+	}
+	pause := keying[t]
+	if st.last >= 0 {
+		// Negative exponential think time, truncated at 10 times the mean.
+		pause += math.Min(-math.Log(1-st.rand.Float64())*think[st.last], 10*think[st.last])
+	}
+	tm := time.NewTimer(time.Duration(pause * float64(time.Second)))
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
+// Event runs the drawn transaction, or redoes a failed one with the same inputs.
 func (w *worker) Event() (int, error) {
 	st := w.st
 	t := st.pending
 	if t < 0 {
-		if st.pos >= len(st.deck) {
-			for i := len(st.deck) - 1; i > 0; i-- {
-				j := st.rand.Uniform(0, int64(i))
-				st.deck[i], st.deck[j] = st.deck[j], st.deck[i]
-			}
-			st.pos = 0
+		if st.next < 0 {
+			w.Wait(nil) // a caller that does not pace: draw now
 		}
-		t = st.deck[st.pos]
-		st.pos++
-		w.inputs(t)
-		if w.r.cfg.Wait {
-			time.Sleep(time.Duration(keying[t] * float64(time.Second)))
-		}
+		t, st.next = st.next, -1
 	} else {
 		w.r.Audit.Retries[t].Add(1)
 	}
@@ -291,13 +320,8 @@ func (w *worker) Event() (int, error) {
 	if err != nil {
 		return t, err
 	}
-	st.pending = -1
+	st.pending, st.last = -1, t
 	w.count(t)
-	if w.r.cfg.Wait {
-		// Negative exponential think time, truncated at 10 times the mean.
-		tt := math.Min(-math.Log(1-st.rand.Float64())*think[t], 10*think[t])
-		defer time.Sleep(time.Duration(tt * float64(time.Second)))
-	}
 	return t, nil
 }
 

@@ -69,21 +69,31 @@ func TestP95Search(t *testing.T) {
 	dropDB(t, db)
 	defer dropDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=5000", "--tables=2"), "prepare")
-	// At 1 thread p95 is well under a millisecond; at 64 threads on 2 cores
-	// it is several: 1.5 ms lies between.
-	r := sb(t, db, "oltp_read_only", "run", "--threads=1-64", "--p95-slo=1500us", "--slo-steps=8", "--time=1", "--tables=2", "--table-size=5000")
+	// The limit: three times the p95 of one thread. 64 threads queue on the
+	// machine's 2 cores far beyond that, so the edge lies inside the range.
+	out := filepath.Join(t.TempDir(), "one.json")
+	mustOK(t, sb(t, db, "oltp_read_only", "run", "--threads=1", "--time=1", "--tables=2", "--table-size=5000", "--result-file="+out), "one thread")
+	b, _ := os.ReadFile(out)
+	m1 := regexp.MustCompile(`"95": ([\d.]+)`).FindSubmatch(b)
+	if m1 == nil {
+		t.Fatalf("no p95 in %s", b)
+	}
+	p95one, _ := strconv.ParseFloat(string(m1[1]), 64)
+	limitMs := 3 * p95one
+	limit := strconv.FormatFloat(limitMs*1000, 'f', 0, 64) + "us"
+	r := sb(t, db, "oltp_read_only", "run", "--threads=1-64", "--p95-slo="+limit, "--slo-steps=8", "--time=1", "--tables=2", "--table-size=5000")
 	mustOK(t, r, "search")
 	steps := strings.Count(r.stdout, "== p95 search, step")
 	if steps < 2 || steps > 8 {
 		t.Fatalf("%d steps", steps)
 	}
-	m := regexp.MustCompile(`Best within p95 <= 1.5ms: sysbench/oltp_read_only\n\| (\d+) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.]+) \|`).FindStringSubmatch(r.stdout)
+	m := regexp.MustCompile(`Best within p95 <= \S+: sysbench/oltp_read_only\n\| (\d+) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.]+) \|`).FindStringSubmatch(r.stdout)
 	if m == nil {
 		t.Fatalf("no best row:\n%s", r.stdout)
 	}
 	best, _ := strconv.Atoi(m[1])
 	p95, _ := strconv.ParseFloat(m[2], 64)
-	if p95 > 1.5 || best < 1 || best > 64 {
+	if p95 > limitMs+0.01 || best < 1 || best > 64 {
 		t.Errorf("best %d threads at p95 %v ms", best, p95)
 	}
 	broke := false
@@ -95,5 +105,4 @@ func TestP95Search(t *testing.T) {
 	if !broke && best != 64 {
 		t.Errorf("no measured thread count above %d broke the limit:\n%s", best, r.stdout)
 	}
-	_ = os.Getenv
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -184,5 +185,43 @@ func TestTPCCCSVDeterministic(t *testing.T) {
 	}
 	if n < 9 {
 		t.Errorf("%d data files", n)
+	}
+}
+
+// Hash partitions by warehouse load and check like plain tables.
+func TestTPCCPartitions(t *testing.T) {
+	needServer(t)
+	db := "tpcc_part"
+	dropDB(t, db)
+	defer dropDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2", "--partitions=2"), "prepare")
+	var n int
+	openDB(t, db).QueryRow("SELECT COUNT(*) FROM information_schema.partitions WHERE table_schema = ? AND table_name = 'stock' AND partition_name IS NOT NULL", db).Scan(&n)
+	if n != 2 {
+		t.Errorf("stock has %d partitions, want 2", n)
+	}
+	checksPass(t, tp(t, db, "check", "--warehouses=2", "--checks=all"), 12)
+}
+
+// --wait: ten terminals per warehouse with keying and think times; a short
+// run completes few transactions and says efficiency is meaningful.
+func TestTPCCWaitMode(t *testing.T) {
+	needServer(t)
+	db := "tpcc_wait"
+	dropDB(t, db)
+	defer dropDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	r := tp(t, db, "run", "--warehouses=1", "--wait", "--time=4s", "--report-interval=0")
+	mustOK(t, r, "run")
+	if !strings.Contains(r.stdout, "1 warehouses, 10 threads") || !strings.Contains(r.stdout, "waits true") || strings.Contains(r.stdout, "efficiency only means something") {
+		t.Errorf("wait mode header:\n%s", r.stdout)
+	}
+	// Keying times are 2-18 s: in 4 s no terminal finishes more than one transaction.
+	m := regexp.MustCompile(`tpmC: ([\d.]+)`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no tpmC:\n%s", r.stdout)
+	}
+	if v, _ := strconv.ParseFloat(m[1], 64); v > 10*60/4 {
+		t.Errorf("tpmC %v: more New-Orders than terminals in 4 s", v)
 	}
 }

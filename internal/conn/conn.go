@@ -143,6 +143,7 @@ func Open(o Options, maxConns int) (*Pool, error) {
 			cfg.MaxAllowedPacket = o.MaxAllowedPacket
 		}
 		cfg.AllowAllFiles = false
+		cfg.DialFunc = dialBuffered
 		if len(o.SessionVars) > 0 {
 			cfg.Params = map[string]string{}
 			for _, kv := range o.SessionVars {

@@ -441,6 +441,9 @@ func (r *run) loop(t *Thread, w Worker) error {
 				return nil
 			}
 		}
+		if wt, ok := w.(workload.Waiter); ok && !wt.Wait(r.stopCh) {
+			return nil
+		}
 		if r.cfg.Events > 0 && r.started.Add(1) > r.cfg.Events {
 			return nil
 		}

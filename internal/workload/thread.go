@@ -36,3 +36,10 @@ type Worker interface {
 	Rollback() error
 	Close() error
 }
+
+// Waiter is a Worker that pauses between events (TPC-C keying and think
+// times). The runner calls Wait before it starts timing an event, so pauses
+// are not latency; Wait returns false when stop closes first.
+type Waiter interface {
+	Wait(stop <-chan struct{}) bool
+}
