@@ -49,8 +49,9 @@ func TestRegistryConcurrentRecord(t *testing.T) {
 		}(w)
 	}
 	var seen int64
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		for {
 			select {
 			case <-done:
@@ -64,6 +65,7 @@ func TestRegistryConcurrentRecord(t *testing.T) {
 	}()
 	wg.Wait()
 	close(done)
+	<-exited // Interval and Total belong to one reporter goroutine
 	tot := r.Total()
 	if got := tot[0].TotalCount() + tot[1].TotalCount(); got != 80000 {
 		t.Fatalf("total %d, want 80000", got)
