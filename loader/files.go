@@ -421,19 +421,11 @@ func ImportDir(ctx context.Context, co conn.Options, dir string, o Options) (*Re
 }
 
 func importManifest(ctx context.Context, co conn.Options, m *Manifest, o Options) (*Report, error) {
-	if err := createDatabase(ctx, co); err != nil {
-		return nil, err
-	}
-	co.AllowLocalInfile = true
-	pool, err := conn.Open(co, o.Threads)
+	pool, srv, err := connect(ctx, co, o.Threads)
 	if err != nil {
 		return nil, err
 	}
 	defer pool.Close()
-	srv, err := probe(ctx, pool.DB(0))
-	if err != nil {
-		return nil, err
-	}
 	ds := Dataset{Workload: m.Workload, Meta: m.Meta}
 	var units [][]unit
 	var kinds []string

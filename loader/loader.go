@@ -142,19 +142,11 @@ func Load(ctx context.Context, co conn.Options, ds Dataset, o Options) (*Report,
 		}
 		return importManifest(ctx, co, m, o)
 	}
-	if err := createDatabase(ctx, co); err != nil {
-		return nil, err
-	}
-	co.AllowLocalInfile = true
-	pool, err := conn.Open(co, o.Threads)
+	pool, srv, err := connect(ctx, co, o.Threads)
 	if err != nil {
 		return nil, err
 	}
 	defer pool.Close()
-	srv, err := probe(ctx, pool.DB(0))
-	if err != nil {
-		return nil, err
-	}
 	rep := &Report{}
 	if rep.Mode, rep.ModeReason, err = chooseMode(o.Mode, srv); err != nil {
 		return nil, err
@@ -575,6 +567,25 @@ func (r *Report) Summary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "Loaded %d rows (%.1f MB) in %.2fs: create %.2fs, load %.2fs, index %.2fs (overlapping the load), analyze %.2fs; %.0f rows/s\n",
 		r.Rows, float64(r.Bytes)/1e6, r.Total.Seconds(), r.Create.Seconds(), r.Load.Seconds(), r.Index.Seconds(), r.Analyze.Seconds(), rate)
+}
+
+// connect creates the database if missing, opens the pool (LOAD DATA LOCAL
+// allowed from registered readers) and looks at the server.
+func connect(ctx context.Context, co conn.Options, threads int) (*conn.Pool, *server, error) {
+	if err := createDatabase(ctx, co); err != nil {
+		return nil, nil, err
+	}
+	co.AllowLocalInfile = true
+	pool, err := conn.Open(co, threads)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := probe(ctx, pool.DB(0))
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return pool, srv, nil
 }
 
 func createDatabase(ctx context.Context, co conn.Options) error {

@@ -391,12 +391,7 @@ func TestServerRestartMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, &so, "[ 2s ]")
-	if o, err := exec.Command(filepath.Join(scripts, "mariadb-stop.sh"), dir).CombinedOutput(); err != nil {
-		t.Fatalf("stop: %v %s", err, o)
-	}
-	if o, err := exec.Command(filepath.Join(scripts, "mariadb-start.sh"), dir).CombinedOutput(); err != nil {
-		t.Fatalf("start: %v %s", err, o)
-	}
+	restartServer(t, scripts, dir)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("run failed after restart: %v\n%s\n%s", err, se.String(), so.String())
 	}
@@ -406,6 +401,17 @@ func TestServerRestartMidRun(t *testing.T) {
 	}
 	if !regexp.MustCompile(`reconn/s: [1-9]`).MatchString(so.String()) {
 		t.Errorf("no interval shows reconnects:\n%s", so.String())
+	}
+}
+
+// restartServer stops the test server and starts it again on the same port.
+func restartServer(t *testing.T, scripts, dir string) {
+	t.Helper()
+	if o, err := exec.Command(filepath.Join(scripts, "mariadb-stop.sh"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("stop: %v %s", err, o)
+	}
+	if o, err := exec.Command(filepath.Join(scripts, "mariadb-start.sh"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("start: %v %s", err, o)
 	}
 }
 

@@ -149,12 +149,7 @@ func TestTPCCServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, &so, "[   2s]")
-	if o, err := exec.Command(filepath.Join(scripts, "mariadb-stop.sh"), dir).CombinedOutput(); err != nil {
-		t.Fatalf("stop: %v %s", err, o)
-	}
-	if o, err := exec.Command(filepath.Join(scripts, "mariadb-start.sh"), dir).CombinedOutput(); err != nil {
-		t.Fatalf("start: %v %s", err, o)
-	}
+	restartServer(t, scripts, dir)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("run failed: %v\n%s\n%s", err, se.String(), so.String())
 	}
