@@ -109,7 +109,7 @@ func (r *Report) Final(f *runner.Final, warehouses int64) Summary {
 	fmt.Fprintf(w, "\n%-12s %9s %7s %7s %9s %9s %9s %9s %9s %9s %9s\n", "transaction", "count", "errors", "retries", "avg ms", "p50", "p90", "p95", "p99", "p99.9", "max")
 	for t, h := range f.Hists {
 		fmt.Fprintf(w, "%-12s %9d %7d %7d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", TxNames[t], h.TotalCount(),
-			r.Run.Audit.Retries[t].Load(), r.Run.Audit.Retries[t].Load(), h.Mean()/1000, ms(h, 50), ms(h, 90), ms(h, 95), ms(h, 99), ms(h, 99.9), float64(h.Max())/1000)
+			r.Run.Audit.Errors[t].Load(), r.Run.Audit.Retries[t].Load(), h.Mean()/1000, ms(h, 50), ms(h, 90), ms(h, 95), ms(h, 99), ms(h, 99.9), float64(h.Max())/1000)
 	}
 	s := r.Summarize(f, warehouses)
 	fmt.Fprintf(w, "\ntpmC: %.1f, tpmTotal: %.1f, efficiency: %.1f%% (%d warehouses, %.1f s measured, reconnects %d)\n",

@@ -318,6 +318,7 @@ func (w *worker) Event() (int, error) {
 		err = w.stockLevel()
 	}
 	if err != nil {
+		w.r.Audit.Errors[t].Add(1)
 		return t, err
 	}
 	st.pending, st.last = -1, t
