@@ -73,7 +73,8 @@ type Audit struct {
 	NewOrders, Rollbacks     atomic.Int64
 	Lines, RemoteLines       atomic.Int64
 	Payments, RemotePayments atomic.Int64
-	ByName, ByNameOf         atomic.Int64 // Payment and Order-Status selecting by last name, of all of them
+	ByName, ByNameOf         atomic.Int64        // Payment and Order-Status selecting by last name, of all of them
+	Errors                   [numTx]atomic.Int64 // failed attempts (each redone unless the run ended)
 	Retries                  [numTx]atomic.Int64
 	SkippedDeliveries        atomic.Int64
 }
