@@ -195,6 +195,22 @@ func TestResumeAfterServerRestart(t *testing.T) {
 	}
 }
 
+// Chunks spread over every endpoint (here the same port twice, so two
+// endpoint pools): the rows are those of a one-endpoint load.
+func TestLoadOverSeveralEndpoints(t *testing.T) {
+	needServer(t)
+	want := reference(t)
+	db := "ld_eps"
+	dropDB(t, db)
+	defer dropDB(t, db)
+	r := ob(t, nil, "sysbench", "oltp_common", "prepare", "--tables=3", ldSize, "--progress=off", "--threads=2",
+		"--mysql-host="+testHost, "--mysql-port="+testPort+","+testPort, "--mysql-user=root", "--mysql-db="+db)
+	mustOK(t, r, "prepare")
+	if got := checksum(t, db, 3); got != want {
+		t.Errorf("checksums %s, reference %s", got, want)
+	}
+}
+
 // Two client machines loading halves of one dataset make the whole of it.
 func TestShards(t *testing.T) {
 	needServer(t)
