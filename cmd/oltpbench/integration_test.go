@@ -383,14 +383,9 @@ func TestServerRestartMidRun(t *testing.T) {
 	defer dropDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--tables=2", "--table-size=5000"), "prepare")
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(binPath, append([]string{"sysbench", "oltp_read_write", "run", "--threads=8", "--time=12", "--report-interval=1",
+	cmd, so, se := startBackground(t, append([]string{"sysbench", "oltp_read_write", "run", "--threads=8", "--time=12", "--report-interval=1",
 		"--tables=2", "--table-size=5000", "--result-file=" + out}, connArgs(db)...)...)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, &so, "[ 2s ]")
+	waitFor(t, so, "[ 2s ]")
 	restartServer(t, scripts, dir)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("run failed after restart: %v\n%s\n%s", err, se.String(), so.String())
@@ -402,6 +397,18 @@ func TestServerRestartMidRun(t *testing.T) {
 	if !regexp.MustCompile(`reconn/s: [1-9]`).MatchString(so.String()) {
 		t.Errorf("no interval shows reconnects:\n%s", so.String())
 	}
+}
+
+// startBackground starts the binary and returns its stdout and stderr buffers.
+func startBackground(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	so, se := &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = so, se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, so, se
 }
 
 // restartServer stops the test server and starts it again on the same port.
@@ -434,11 +441,8 @@ func TestInterruptReports(t *testing.T) {
 	defer dropDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=2000"), "prepare")
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(binPath, append([]string{"sysbench", "oltp_point_select", "run", "--threads=2", "--time=60", "--report-interval=1", "--table-size=2000", "--result-file=" + out}, connArgs(db)...)...)
-	var so bytes.Buffer
-	cmd.Stdout = &so
-	cmd.Start()
-	waitFor(t, &so, "[ 1s ]")
+	cmd, so, _ := startBackground(t, append([]string{"sysbench", "oltp_point_select", "run", "--threads=2", "--time=60", "--report-interval=1", "--table-size=2000", "--result-file=" + out}, connArgs(db)...)...)
+	waitFor(t, so, "[ 1s ]")
 	cmd.Process.Signal(syscall.SIGINT)
 	start := time.Now()
 	cmd.Wait()

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -141,14 +140,9 @@ func TestTPCCServerRestart(t *testing.T) {
 	dropDB(t, db)
 	defer dropDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
-	cmd := exec.Command(binPath, "tpcc", "run", "--warehouses=1", "--threads=4", "--time=10s", "--report-interval=1s",
+	cmd, so, se := startBackground(t, "tpcc", "run", "--warehouses=1", "--threads=4", "--time=10s", "--report-interval=1s",
 		"--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--db="+db)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, &so, "[   2s]")
+	waitFor(t, so, "[   2s]")
 	restartServer(t, scripts, dir)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("run failed: %v\n%s\n%s", err, se.String(), so.String())

@@ -70,27 +70,15 @@ func (st *Stmt) Int(i int, v int64) { st.args[i] = v }
 func (st *Stmt) Bytes(i int, b []byte) { st.args[i] = b }
 
 // Query runs a row-returning statement and reads every row; it returns the row count.
-func (st *Stmt) Query() (int, error) {
-	var rows driver.Rows
-	var err error
-	if st.ds != nil {
-		//lint:ignore SA1019 the context-free call skips the driver's per-query cancel watcher
-		rows, err = st.ds.Query(st.args)
-	} else {
-		rows, err = st.s.textQuery(st)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return st.s.drain(rows)
-}
+func (st *Stmt) Query() (int, error) { return st.Scan(nil) }
 
-// Scan runs a row-returning statement and calls fn for each row; the values
-// are valid only during the call.
+// Scan runs a row-returning statement and calls fn (if not nil) for each
+// row; the values are valid only during the call.
 func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 	var rows driver.Rows
 	var err error
 	if st.ds != nil {
+		// The context-free call skips the driver's per-query cancel watcher.
 		rows, err = st.ds.Query(st.args)
 	} else {
 		rows, err = st.s.textQuery(st)
@@ -98,27 +86,7 @@ func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	cols := len(rows.Columns())
-	if cols > len(st.s.dest) {
-		st.s.dest = make([]driver.Value, cols)
-	}
-	dest := st.s.dest[:cols]
-	n := 0
-	for {
-		err := rows.Next(dest)
-		if err == io.EOF {
-			break
-		}
-		if err == nil {
-			err = fn(dest)
-		}
-		if err != nil {
-			rows.Close()
-			return n, err
-		}
-		n++
-	}
-	return n, rows.Close()
+	return st.s.scan(rows, fn)
 }
 
 // Float sets argument i to a decimal value, sent as text so no binary
@@ -155,7 +123,7 @@ func (s *Session) QueryText(query string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.drain(rows)
+	return s.scan(rows, nil)
 }
 
 func (s *Session) textExec(query string) error {
@@ -221,17 +189,20 @@ func AppendQuoted(b, v []byte) []byte {
 	return append(b, '\'')
 }
 
-func (s *Session) drain(rows driver.Rows) (int, error) {
-	n := 0
+func (s *Session) scan(rows driver.Rows, fn func(row []driver.Value) error) (int, error) {
 	cols := len(rows.Columns())
 	if cols > len(s.dest) {
 		s.dest = make([]driver.Value, cols)
 	}
 	dest := s.dest[:cols]
+	n := 0
 	for {
 		err := rows.Next(dest)
 		if err == io.EOF {
 			break
+		}
+		if err == nil && fn != nil {
+			err = fn(dest)
 		}
 		if err != nil {
 			rows.Close()
