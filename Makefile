@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test test-unit demo bench bench-sysbench bench-loader bench-tpcc db-start db-stop vet fmt clean
+.PHONY: build test test-unit demo bench bench-go bench-sysbench bench-loader bench-tpcc db-start db-stop vet fmt clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
@@ -18,7 +18,7 @@ test: build
 demo: build
 	scripts/demo.sh
 
-bench: bench-sysbench bench-loader bench-tpcc
+bench: bench-go bench-sysbench bench-loader bench-tpcc
 
 bench-sysbench: build
 	scripts/bench-sysbench.sh
@@ -37,3 +37,7 @@ bench-loader: build
 
 bench-tpcc: build
 	scripts/bench-tpcc.sh
+
+# Go benchmarks of the per-row hot paths, with allocations (must stay 0 per row).
+bench-go:
+	$(GO) test -run=NONE -bench=. -benchmem ./...
