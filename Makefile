@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test test-unit demo bench bench-go bench-sysbench bench-loader bench-tpcc db-start db-stop vet fmt clean
+.PHONY: build test demo bench bench-go bench-sysbench bench-loader bench-tpcc db-start db-stop vet clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
