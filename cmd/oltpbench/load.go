@@ -65,7 +65,21 @@ func csvCommand() *cobra.Command {
 		},
 	}
 	f.register(sb.Flags())
-	cmd.AddCommand(sb)
+	tf := &tpccFlags{}
+	tp := &cobra.Command{
+		Use:   "tpcc --dir D --warehouses N [options]",
+		Short: "TPC-C tables as CSV files",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			tf.loadMode = "csv"
+			return runTPCC(ctx, cmd.Flags(), tf, "prepare", os.Stdout)
+		},
+	}
+	registerTPCC(tp.Flags(), tf)
+	hide(tp.Flags(), "load-mode")
+	cmd.AddCommand(sb, tp)
 	return cmd
 }
 

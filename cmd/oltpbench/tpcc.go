@@ -55,7 +55,12 @@ func tpccCommand() *cobra.Command {
 			return runTPCC(ctx, cmd.Flags(), f, args[0], os.Stdout)
 		},
 	}
-	fs := cmd.Flags()
+	registerTPCC(cmd.Flags(), f)
+	return cmd
+}
+
+// registerTPCC adds the tpcc command's options.
+func registerTPCC(fs *pflag.FlagSet, f *tpccFlags) {
 	fs.SetNormalizeFunc(options.Normalize(map[string]string{"db": "mysql-db", "T": "threads"}))
 	f.registerConn(fs)
 	fs.Lookup("mysql-db").DefValue = "tpcc"
@@ -75,7 +80,6 @@ func tpccCommand() *cobra.Command {
 	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result here")
 	fs.StringVar(&f.output, "output", "text", "text, or json (the JSON result on stdout after the report)")
 	fs.StringVar(&f.configFile, "config-file", "", "file of key=value options (the command line wins)")
-	return cmd
 }
 
 func runTPCC(ctx context.Context, fs *pflag.FlagSet, f *tpccFlags, command string, out io.Writer) error {
