@@ -110,6 +110,13 @@ func openDB(t *testing.T, db string) *sql.DB {
 	return d
 }
 
+// freshDB drops db now and again when the test ends.
+func freshDB(t *testing.T, db string) {
+	t.Helper()
+	dropDB(t, db)
+	t.Cleanup(func() { dropDB(t, db) })
+}
+
 func dropDB(t *testing.T, db string) {
 	t.Helper()
 	if _, err := openDB(t, "").Exec("DROP DATABASE IF EXISTS " + db); err != nil {
@@ -137,8 +144,7 @@ func checkReport(t *testing.T, out string) []string {
 func TestSeedCommandLines(t *testing.T) {
 	needServer(t)
 	db := "seeds"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	// seed 000: prepare through oltp_common with the options after the command.
 	mustOK(t, sb(t, db, "oltp_common", "--threads=4", "--rand-type=uniform", "--db-driver=mysql", "prepare", "--tables=4", "--table-size=2000"), "seed 000 prepare")
 	r := sb(t, db, "oltp_point_select", "--threads=4", "--time=2", "--report-interval=1", "--rand-type=uniform", "--rand-seed=12345",
@@ -173,8 +179,7 @@ func TestSeedCommandLines(t *testing.T) {
 	}
 	// seed 004: prepare with a password, then five workloads with its options.
 	db4 := "seed4"
-	dropDB(t, db4)
-	defer dropDB(t, db4)
+	freshDB(t, db4)
 	pw := []string{"--mysql-host=" + testHost, "--mysql-port=" + testPort, "--mysql-user=sbtest", "--mysql-password=sbtest-secret", "--db-driver=mysql", "--mysql-db=" + db4}
 	mustOK(t, ob(t, nil, append([]string{"sysbench", "oltp_common", "--threads=4", "prepare", "--tables=4", "--table-size=2000"}, pw...)...), "seed 004 prepare")
 	for _, test := range []string{"oltp_point_select", "oltp_read_write", "oltp_update_non_index", "oltp_update_index", "oltp_insert"} {
@@ -194,8 +199,7 @@ func TestAllElevenTests(t *testing.T) {
 		"oltp_update_non_index", "oltp_insert", "oltp_delete", "select_random_points", "select_random_ranges", "bulk_insert"} {
 		t.Run(test, func(t *testing.T) {
 			db := "t_" + test
-			dropDB(t, db)
-			defer dropDB(t, db)
+			freshDB(t, db)
 			sz := []string{"--tables=1", "--table-size=3000", "--threads=2"}
 			mustOK(t, sb(t, db, append([]string{test, "prepare"}, sz...)...), "prepare")
 			r := sb(t, db, append([]string{test, "run", "--time=1"}, sz...)...)
@@ -230,8 +234,7 @@ func TestSameSeedSameData(t *testing.T) {
 	var sums []string
 	for i, v := range [][]string{{"--threads=1", "--load-mode=local"}, {"--threads=4", "--load-mode=insert"}, {"--threads=3", "--load-mode=local", "--index-timing=before"}, {"--threads=2", "--seed=99"}} {
 		db := fmt.Sprintf("seed_%d", i)
-		dropDB(t, db)
-		defer dropDB(t, db)
+		freshDB(t, db)
 		mustOK(t, sb(t, db, append([]string{"oltp_common", "prepare", "--tables=3", "--table-size=60000"}, v...)...), "prepare")
 		sums = append(sums, checksum(t, db, 3))
 	}
@@ -260,8 +263,7 @@ type resultFile struct {
 func TestStatementMixFollowsOptions(t *testing.T) {
 	needServer(t)
 	db := "mix"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--tables=2", "--table-size=5000"), "prepare")
 	for _, c := range []struct {
 		args                 []string
@@ -313,8 +315,7 @@ func TestCompatibleWithSysbench(t *testing.T) {
 	}
 	mine, theirs := "compat_ob", "compat_sb"
 	for _, d := range []string{mine, theirs} {
-		dropDB(t, d)
-		defer dropDB(t, d)
+		freshDB(t, d)
 	}
 	sbArgs := func(db string, args ...string) []string {
 		return append(args, "--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--mysql-db="+db, "--tables=2", "--table-size=5000")
@@ -379,8 +380,7 @@ func TestServerRestartMidRun(t *testing.T) {
 		t.Skip("needs scripts/test.sh's server")
 	}
 	db := "restart"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--tables=2", "--table-size=5000"), "prepare")
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, so, se := startBackground(t, append([]string{"sysbench", "oltp_read_write", "run", "--threads=8", "--time=12", "--report-interval=1",
@@ -437,8 +437,7 @@ func waitFor(t *testing.T, b *bytes.Buffer, s string) {
 func TestInterruptReports(t *testing.T) {
 	needServer(t)
 	db := "intr"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=2000"), "prepare")
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, so, _ := startBackground(t, append([]string{"sysbench", "oltp_point_select", "run", "--threads=2", "--time=60", "--report-interval=1", "--table-size=2000", "--result-file=" + out}, connArgs(db)...)...)
@@ -461,8 +460,7 @@ func TestInterruptReports(t *testing.T) {
 func TestResultFile(t *testing.T) {
 	needServer(t)
 	db := "resfile"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=2000"), "prepare")
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := ob(t, []string{"MYSQL_PWD=sbtest-secret"}, "sysbench", "oltp_read_only", "run", "--time=2", "--threads=2", "--report-interval=1",
@@ -490,8 +488,7 @@ func TestResultFile(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	needServer(t)
 	db := "badinput"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=1000"), "prepare")
 	conf := filepath.Join(t.TempDir(), "bad.conf")
 	os.WriteFile(conf, []byte("threads=2\nthreadz=3\n"), 0o644)
@@ -539,8 +536,7 @@ func TestBadInput(t *testing.T) {
 func TestIgnoreErrors(t *testing.T) {
 	needServer(t)
 	db := "ignore_errors"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	args := []string{"oltp_insert", "--auto-inc=off", "--table-size=1000", "--threads=2"}
 	mustOK(t, sb(t, db, append(args, "prepare")...), "prepare")
 	// The same --rand-seed replays the same unique ids: duplicates (1062).
@@ -560,8 +556,7 @@ func TestIgnoreErrors(t *testing.T) {
 func TestRate(t *testing.T) {
 	needServer(t)
 	db := "rate"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=2000"), "prepare")
 	r := sb(t, db, "oltp_point_select", "run", "--rate=200", "--time=3", "--threads=2", "--report-interval=1", "--table-size=2000")
 	mustOK(t, r, "run")
@@ -579,8 +574,7 @@ func TestRate(t *testing.T) {
 func TestSessionSettings(t *testing.T) {
 	needServer(t)
 	db := "sessvars"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=1000"), "prepare")
 	r := sb(t, db, "oltp_point_select", "run", "--time=1", "--table-size=1000", "--mysql-session-vars=sql_mode='ANSI',max_join_size=1000000", "--init-sql=SET @x=1")
 	mustOK(t, r, "run with session vars")

@@ -22,8 +22,7 @@ func ldPrepare(t *testing.T, db string, extra ...string) res {
 func reference(t *testing.T) string {
 	t.Helper()
 	db := "ld_ref"
-	dropDB(t, db)
-	t.Cleanup(func() { dropDB(t, db) })
+	freshDB(t, db)
 	mustOK(t, ldPrepare(t, db, "--threads=2"), "reference prepare")
 	return checksum(t, db, 3)
 }
@@ -62,8 +61,7 @@ func TestLoadModesAndIndexTimings(t *testing.T) {
 	} {
 		t.Run(strings.Join(v, " "), func(t *testing.T) {
 			db := fmt.Sprintf("ld_mode_%d", i)
-			dropDB(t, db)
-			defer dropDB(t, db)
+			freshDB(t, db)
 			r := ldPrepare(t, db, append(v, "--threads=3")...)
 			mustOK(t, r, "prepare")
 			if got := checksum(t, db, 3); got != want {
@@ -95,8 +93,7 @@ func TestCSVThenImport(t *testing.T) {
 	r := ob(t, nil, "csv", "sysbench", "--dir="+dir, "--tables=3", ldSize, "--mysql-db=ld_imp", "--threads=4", "--csv-file-size=3MiB", "--progress=off")
 	mustOK(t, r, "csv")
 	db := "ld_imp"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, ob(t, nil, "import", "--dir="+dir, "--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--progress=off"), "import")
 	if got := checksum(t, db, 3); got != want {
 		t.Errorf("imported %s, reference %s", got, want)
@@ -107,8 +104,7 @@ func TestCSVThenImport(t *testing.T) {
 	f := filepath.Join(dir2, "ld_imp2.sbtest1.000001.csv")
 	b, _ := os.ReadFile(f)
 	os.WriteFile(f, bytes.Replace(b, []byte("1,"), []byte("2,"), 1), 0o644)
-	dropDB(t, "ld_imp2")
-	defer dropDB(t, "ld_imp2")
+	freshDB(t, "ld_imp2")
 	r = ob(t, nil, "import", "--dir="+dir2, "--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--progress=off")
 	if r.code == 0 || !strings.Contains(r.stderr, "SHA-256") {
 		t.Errorf("changed file: exit %d stderr %q", r.code, r.stderr)
@@ -146,8 +142,7 @@ func TestResumeAfterKill(t *testing.T) {
 	needServer(t)
 	want := reference(t)
 	db := "ld_kill"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	cmd, _ := startPrepare(t, db)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
@@ -174,8 +169,7 @@ func TestResumeAfterServerRestart(t *testing.T) {
 	}
 	want := reference(t)
 	db := "ld_restart"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	cmd, se := startPrepare(t, db)
 	if o, err := exec.Command(filepath.Join(scripts, "mariadb-stop.sh"), dir).CombinedOutput(); err != nil {
 		t.Fatalf("stop: %v %s", err, o)
@@ -201,8 +195,7 @@ func TestLoadOverSeveralEndpoints(t *testing.T) {
 	needServer(t)
 	want := reference(t)
 	db := "ld_eps"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	r := ob(t, nil, "sysbench", "oltp_common", "prepare", "--tables=3", ldSize, "--progress=off", "--threads=2",
 		"--mysql-host="+testHost, "--mysql-port="+testPort+","+testPort, "--mysql-user=root", "--mysql-db="+db)
 	mustOK(t, r, "prepare")
@@ -217,8 +210,7 @@ func TestShards(t *testing.T) {
 	want := reference(t)
 	wantIx := indexNames(t, "ld_ref")
 	db := "ld_shard"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	r1 := ldPrepare(t, db, "--shard=1/2")
 	mustOK(t, r1, "shard 1")
 	if !strings.Contains(r1.stdout, "not complete yet") {
@@ -247,8 +239,7 @@ func TestLocalInfileOffFallsBack(t *testing.T) {
 	}
 	defer admin.Exec("SET GLOBAL local_infile = 1")
 	db := "ld_noinfile"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	r := sb(t, db, "oltp_common", "prepare", "--table-size=1000", "--load-mode=local", "--progress=off")
 	mustOK(t, r, "prepare")
 	if !strings.Contains(r.stdout, "Load mode: insert") || !strings.Contains(r.stdout, "local_infile=1") {

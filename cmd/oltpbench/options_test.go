@@ -13,8 +13,7 @@ import (
 func TestSchemaAndConnectionOptions(t *testing.T) {
 	needServer(t)
 	db := "opts"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=3000", "--secondary=on", "--mysql-storage-engine=myisam",
 		"--create-table-options=COMMENT='made by oltpbench'"), "prepare")
 	var ddl, name string

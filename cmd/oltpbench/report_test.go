@@ -14,8 +14,7 @@ import (
 func TestSweepCompareMergeShow(t *testing.T) {
 	needServer(t)
 	db := "sweep"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=2000", "--tables=2"), "prepare")
 	base, cand := t.TempDir(), t.TempDir()
 	for _, dir := range []string{base, cand} {
@@ -66,8 +65,7 @@ func TestSweepCompareMergeShow(t *testing.T) {
 func TestP95Search(t *testing.T) {
 	needServer(t)
 	db := "slo"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=5000", "--tables=2"), "prepare")
 	// The limit: three times the p95 of one thread. 64 threads queue on the
 	// machine's 2 cores far beyond that, so the edge lies inside the range.

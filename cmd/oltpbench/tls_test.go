@@ -83,8 +83,7 @@ func TestTLS(t *testing.T) {
 func TestWarmupAndCheckpoints(t *testing.T) {
 	needServer(t)
 	db := "warmcp"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=1000"), "prepare")
 	r := sb(t, db, "oltp_point_select", "run", "--time=3", "--warmup-time=1", "--report-checkpoints=1,2", "--table-size=1000")
 	mustOK(t, r, "run")

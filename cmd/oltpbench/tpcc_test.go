@@ -33,8 +33,7 @@ func TestTPCCLoadRunCheck(t *testing.T) {
 	}{{"local", "2"}, {"insert", "1"}, {"import", "1"}} {
 		t.Run(c.mode, func(t *testing.T) {
 			db := "tpcc_" + c.mode
-			dropDB(t, db)
-			defer dropDB(t, db)
+			freshDB(t, db)
 			args := []string{"prepare", "--warehouses=" + c.w, "--threads=2", "--load-mode=" + c.mode}
 			if c.mode == "import" {
 				args = append(args, "--dir="+t.TempDir())
@@ -68,8 +67,7 @@ func TestTPCCLoadRunCheck(t *testing.T) {
 func TestTPCCCheckCatchesCorruption(t *testing.T) {
 	needServer(t)
 	db := "tpcc_corrupt"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
 	d := openDB(t, db)
 	for _, c := range []struct {
@@ -101,8 +99,7 @@ func TestTPCCCheckCatchesCorruption(t *testing.T) {
 func TestTPCCBadInput(t *testing.T) {
 	needServer(t)
 	db := "tpcc_bad"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	if r := tp(t, db, "run", "--warehouses=1"); r.code == 0 || !strings.Contains(r.stderr, "run prepare first") {
 		t.Errorf("no database: %q", r.stderr)
 	}
@@ -137,8 +134,7 @@ func TestTPCCServerRestart(t *testing.T) {
 		t.Skip("needs scripts/test.sh")
 	}
 	db := "tpcc_restart"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
 	cmd, so, se := startBackground(t, "tpcc", "run", "--warehouses=1", "--threads=4", "--time=10s", "--report-interval=1s",
 		"--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--db="+db)
@@ -178,8 +174,7 @@ func TestTPCCCSVDeterministic(t *testing.T) {
 	}
 	// The files import, and the data is consistent.
 	db := "tpcc_csv"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, ob(t, nil, "import", "--dir="+d4, "--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--progress=off"), "import")
 	checksPass(t, tp(t, db, "check", "--warehouses=2", "--checks=all"), 12)
 }
@@ -188,8 +183,7 @@ func TestTPCCCSVDeterministic(t *testing.T) {
 func TestTPCCPartitions(t *testing.T) {
 	needServer(t)
 	db := "tpcc_part"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2", "--partitions=2"), "prepare")
 	var n int
 	openDB(t, db).QueryRow("SELECT COUNT(*) FROM information_schema.partitions WHERE table_schema = ? AND table_name = 'stock' AND partition_name IS NOT NULL", db).Scan(&n)
@@ -204,8 +198,7 @@ func TestTPCCPartitions(t *testing.T) {
 func TestTPCCWaitMode(t *testing.T) {
 	needServer(t)
 	db := "tpcc_wait"
-	dropDB(t, db)
-	defer dropDB(t, db)
+	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
 	r := tp(t, db, "run", "--warehouses=1", "--wait", "--time=4s", "--report-interval=0")
 	mustOK(t, r, "run")
