@@ -79,16 +79,36 @@ func (r *Rand) Default(a, b int64) int64 {
 
 // Digits fills buf following a template: '#' becomes a random digit, '@' a
 // random lowercase letter, anything else is copied (sysbench.rand.string).
+// Digits come from 64-bit words, 19 per word with negligible bias for a
+// benchmark, lowest first; two at a time where a run of '#' allows, which
+// four at a time where a run of '#' allows, which quarters the divisions of
+// this hottest loop of data generation.
 func (r *Rand) Digits(buf []byte, template string) {
+	buf = buf[:len(template)]
 	var word uint64
 	left := 0
-	for i := 0; i < len(template); i++ {
+	for i := 0; i < len(template); {
 		switch template[i] {
 		case '#':
 			if left == 0 {
 				word, left = r.Uint64(), 19
 			}
-			// 64 bits hold 19 decimal digits with negligible bias for a benchmark.
+			if left >= 4 && i+3 < len(template) && template[i+1] == '#' && template[i+2] == '#' && template[i+3] == '#' {
+				q := (word % 10000) * 4
+				copy(buf[i:i+4], digitQuads[q:q+4])
+				word /= 10000
+				left -= 4
+				i += 4
+				continue
+			}
+			if left >= 2 && i+1 < len(template) && template[i+1] == '#' {
+				q := (word % 100) * 4
+				buf[i], buf[i+1] = digitQuads[q], digitQuads[q+1]
+				word /= 100
+				left -= 2
+				i += 2
+				continue
+			}
 			buf[i] = '0' + byte(word%10)
 			word /= 10
 			left--
@@ -97,8 +117,21 @@ func (r *Rand) Digits(buf []byte, template string) {
 		default:
 			buf[i] = template[i]
 		}
+		i++
 	}
 }
+
+// digitQuads holds, for q in [0, 10000), the four digits of q lowest first:
+// the order in which one-at-a-time extraction writes them (a pair is the
+// first two of its entry).
+var digitQuads = func() (t [40000]byte) {
+	for q := range 10000 {
+		for j, v := 0, q; j < 4; j, v = j+1, v/10 {
+			t[4*q+j] = '0' + byte(v%10)
+		}
+	}
+	return t
+}()
 
 // DistKind names a sysbench random distribution.
 type DistKind int
