@@ -1,7 +1,11 @@
 package loader
 
 import (
+	"context"
+	"database/sql"
+	"errors"
 	"strconv"
+	"unsafe"
 
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
@@ -16,7 +20,9 @@ type insertEncoder struct {
 	total  int64 // rows written in all
 	first  bool
 	sent   int64
-	flush  func(q []byte) error
+	// flush sends a full statement and returns the buffer to build the next
+	// one in (q itself, or another while q is still in flight).
+	flush func(q []byte) ([]byte, error)
 }
 
 func (e *insertEncoder) reset() {
@@ -74,7 +80,69 @@ func (e *insertEncoder) send() error {
 		return nil
 	}
 	e.sent += int64(len(e.buf))
-	err := e.flush(e.buf)
+	next, err := e.flush(e.buf)
+	if err != nil {
+		return err
+	}
+	e.buf = next
 	e.reset()
-	return err
+	return nil
+}
+
+// errStopped ends generation when the statements stopped being executed.
+var errStopped = errors.New("loader: insert stopped")
+
+// insertRows generates rows into multi-row INSERT statements and executes
+// them on tx. Two buffers alternate: the next statement is generated while
+// the server executes the current one, as LOAD DATA's pipe does for local.
+func insertRows(ctx context.Context, tx *sql.Tx, t *workload.Table, r *workload.Rand, first, n int64, prefix string, limit int) (rows, sent int64, err error) {
+	full := make(chan []byte, 1)
+	empty := make(chan []byte, 1)
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	empty <- make([]byte, 0, limit+4096)
+	enc := &insertEncoder{buf: make([]byte, 0, limit+4096), prefix: prefix, limit: limit}
+	enc.flush = func(q []byte) ([]byte, error) {
+		select {
+		case full <- q:
+		case <-stop:
+			return nil, errStopped
+		}
+		select {
+		case b := <-empty:
+			return b, nil
+		case <-stop:
+			return nil, errStopped
+		}
+	}
+	go func() {
+		enc.reset()
+		err := t.Gen(r, first, n, enc)
+		if err == nil {
+			err = enc.send()
+		}
+		close(full)
+		done <- err
+	}()
+	var execErr error
+	for q := range full {
+		if execErr != nil {
+			continue // drain until the generator has stopped
+		}
+		// The driver copies the text into its packet buffer before Exec
+		// returns, and q is not written again until then.
+		if _, execErr = tx.ExecContext(ctx, unsafe.String(unsafe.SliceData(q), len(q))); execErr != nil {
+			close(stop)
+			continue
+		}
+		empty <- q
+	}
+	genErr := <-done
+	if execErr != nil {
+		return 0, 0, execErr
+	}
+	if genErr != nil {
+		return 0, 0, genErr
+	}
+	return enc.total, enc.sent, nil
 }

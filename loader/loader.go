@@ -516,19 +516,12 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table
 			return 0, 0, err
 		}
 	default:
-		enc := &insertEncoder{buf: make([]byte, 0, o.BatchBytes+4096), prefix: "INSERT INTO " + quoteIdent(t.Name) + " " + colList + " VALUES ", limit: o.BatchBytes}
-		enc.flush = func(q []byte) error {
-			_, err := tx.ExecContext(ctx, string(q))
-			return err
-		}
-		enc.reset()
-		if err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n, enc); err != nil {
+		var err error
+		rows, sent, err = insertRows(ctx, tx, t, workload.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n,
+			"INSERT INTO "+quoteIdent(t.Name)+" "+colList+" VALUES ", o.BatchBytes)
+		if err != nil {
 			return 0, 0, err
 		}
-		if err := enc.send(); err != nil {
-			return 0, 0, err
-		}
-		sent, rows = enc.sent, enc.total
 	}
 	rows = atomic.LoadInt64(&rows)
 	if _, err := tx.ExecContext(ctx, "INSERT INTO "+progressTable+" (tbl, unit, `rows`) VALUES (?, ?, ?)", t.Name, u.idx, rows); err != nil {
