@@ -89,6 +89,9 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 	if db == "" {
 		return nil, errors.New("no database name for the files: set --mysql-db")
 	}
+	if o.Shards > 0 {
+		return nil, errors.New("--shard splits a load into a server; CSV files are the same bytes on every machine: write them once, or use --load-mode=import --shard=i/n on each machine")
+	}
 	if err := checkWritable(o.Dir); err != nil {
 		return nil, err
 	}

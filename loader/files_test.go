@@ -209,3 +209,16 @@ func TestParseShard(t *testing.T) {
 		}
 	}
 }
+
+// CSV files are the same on every machine, so a shard of them is refused
+// rather than silently written whole.
+func TestCSVRefusesShard(t *testing.T) {
+	dir := t.TempDir()
+	_, err := WriteCSV(context.Background(), "db1", Dataset{Tables: []workload.Table{testTable("a", 10, -1)}}, Options{Dir: dir, Shard: 1, Shards: 2, Progress: "off"})
+	if err == nil || !strings.Contains(err.Error(), "--load-mode=import --shard") {
+		t.Fatalf("WriteCSV with --shard=1/2: err = %v, want a refusal naming --load-mode=import", err)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("refused, yet wrote %d files", len(files))
+	}
+}

@@ -136,7 +136,10 @@ func Load(ctx context.Context, co conn.Options, ds Dataset, o Options) (*Report,
 		if o.Dir == "" {
 			return nil, errors.New("--load-mode=import needs --dir for the CSV files")
 		}
-		m, err := WriteCSV(ctx, co.DB, ds, o)
+		// Every machine writes all files (the same bytes) and loads its part.
+		wo := o
+		wo.Shard, wo.Shards = 0, 0
+		m, err := WriteCSV(ctx, co.DB, ds, wo)
 		if err != nil {
 			return nil, err
 		}
