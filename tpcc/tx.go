@@ -111,6 +111,7 @@ type threadState struct {
 	next     int     // transaction drawn by Wait, -1 if none
 	last     int     // the last transaction completed, for its think time
 	in       txInput
+	changes  []stockChange // New-Order's stock rows, reused
 }
 
 // txInput holds one transaction's inputs, kept for a retry.
@@ -205,7 +206,12 @@ func (w *worker) prepare() error {
 	// value, which changes neither the rows nor the locks.
 	s.items = p("SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + repeat("?", ", ", maxLines) + ")")
 	s.stock = p("SELECT s_i_id, s_w_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE (s_w_id, s_i_id) IN (" + repeat("(?, ?)", ", ", maxLines) + ") FOR UPDATE")
-	s.stockUpd = p("UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?")
+	// All of an order's stock rows in one statement, not one per line: the
+	// rows are those locked above, each set to the values the lines applied
+	// in turn would leave (stockUpdate lays out the parameters).
+	s.stockUpd = p("UPDATE stock SET s_quantity = " + stockCase + ", s_ytd = s_ytd + " + stockCase +
+		", s_order_cnt = s_order_cnt + " + stockCase + ", s_remote_cnt = s_remote_cnt + " + stockCase +
+		" WHERE (s_w_id, s_i_id) IN (" + repeat("(?, ?)", ", ", maxLines) + ")")
 	s.distYtd = p("UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?")
 	s.distSel = p("SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = ? AND d_id = ?")
 	s.wareUpd = p("UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?")
@@ -229,6 +235,31 @@ func (w *worker) prepare() error {
 	s.slNext = p("SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?")
 	s.slCount = p("SELECT COUNT(DISTINCT(s_i_id)) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?")
 	return err
+}
+
+// stockKey numbers a stock row (warehouse, item) for the CASEs of the
+// stock update; items stay below the multiplier.
+const stockKeyMul = 1000000
+
+var stockCase = "CASE s_w_id * " + strconv.Itoa(stockKeyMul) + " + s_i_id " + repeat("WHEN ? THEN ?", " ", maxLines) + " END"
+
+// stockChange is what an order does to one stock row: the final quantity,
+// and the sums its lines add to the counters.
+type stockChange struct{ key, qty, ytd, cnt, remote int64 }
+
+// stockUpdate sets the parameters of the stock update for changes (one per
+// row, at least one); unused slots repeat the last row, which matches the
+// same row with the same values.
+func stockUpdate(st *workload.Stmt, changes []stockChange) {
+	for j := 0; j < maxLines; j++ {
+		c := changes[min(j, len(changes)-1)]
+		for k, v := range [4]int64{c.qty, c.ytd, c.cnt, c.remote} {
+			st.Int(k*2*maxLines+2*j, c.key)
+			st.Int(k*2*maxLines+2*j+1, v)
+		}
+		st.Int(8*maxLines+2*j, c.key/stockKeyMul)
+		st.Int(8*maxLines+2*j+1, c.key%stockKeyMul)
+	}
 }
 
 func repeat(one, sep string, n int) string {
@@ -555,6 +586,7 @@ func (w *worker) newOrder() error {
 		s.insLines[n] = st
 	}
 	ins := s.insLines[n]
+	changes := w.st.changes[:0]
 	for j, i := range order {
 		l := &lines[i]
 		sr := stock[[2]int64{l.supply, l.item}]
@@ -570,14 +602,12 @@ func (w *worker) newOrder() error {
 		if l.supply != in.w {
 			remote = 1
 		}
-		s.stockUpd.Int(0, q)
-		s.stockUpd.Int(1, l.qty)
-		s.stockUpd.Int(2, remote)
-		s.stockUpd.Int(3, l.supply)
-		s.stockUpd.Int(4, l.item)
-		if err := s.stockUpd.Exec(); err != nil {
-			return err
+		// Lines are in (warehouse, item) order: repeats of a row are adjacent.
+		if key := l.supply*stockKeyMul + l.item; len(changes) == 0 || changes[len(changes)-1].key != key {
+			changes = append(changes, stockChange{key: key})
 		}
+		c := &changes[len(changes)-1]
+		c.qty, c.ytd, c.cnt, c.remote = q, c.ytd+l.qty, c.cnt+1, c.remote+remote
 		amount := float64(l.qty) * l.price
 		total += amount
 		b := 9 * j
@@ -590,6 +620,11 @@ func (w *worker) newOrder() error {
 		ins.Int(b+6, l.qty)
 		ins.Float(b+7, amount, 2)
 		ins.Bytes(b+8, sr.dist)
+	}
+	w.st.changes = changes
+	stockUpdate(s.stockUpd, changes)
+	if err := s.stockUpd.Exec(); err != nil {
+		return err
 	}
 	if err := ins.Exec(); err != nil {
 		return err

@@ -59,7 +59,34 @@ func TestTPCCLoadRunCheck(t *testing.T) {
 				t.Errorf("result file lacks the per-type histograms:\n%.400s", b)
 			}
 			checksPass(t, tp(t, db, "check", "--warehouses="+c.w), 11)
+			stockMatchesOrderLines(t, db)
 		})
+	}
+}
+
+// stockMatchesOrderLines checks what New-Order did to stock, which no
+// consistency condition covers: the load leaves the counters at zero, so
+// they must sum to the run's order lines (orders past the loaded 3,000), and
+// the quantity rule keeps every S_QUANTITY within [10, 100] (clause 2.4.2.2).
+func stockMatchesOrderLines(t *testing.T, db string) {
+	t.Helper()
+	d := openDB(t, db)
+	var ytd, cnt, remote, lo, hi, olQty, olCnt, olRemote int64
+	if err := d.QueryRow("SELECT SUM(s_ytd), SUM(s_order_cnt), SUM(s_remote_cnt), MIN(s_quantity), MAX(s_quantity) FROM stock").Scan(&ytd, &cnt, &remote, &lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.QueryRow("SELECT COALESCE(SUM(ol_quantity), 0), COUNT(*), COALESCE(SUM(ol_supply_w_id <> ol_w_id), 0) FROM order_line WHERE ol_o_id > 3000").Scan(&olQty, &olCnt, &olRemote); err != nil {
+		t.Fatal(err)
+	}
+	if olCnt == 0 {
+		t.Fatal("the run added no order lines")
+	}
+	if ytd != olQty || cnt != olCnt || remote != olRemote {
+		t.Errorf("stock counters: s_ytd %d, s_order_cnt %d, s_remote_cnt %d; the run's order lines: quantity %d, count %d, remote %d",
+			ytd, cnt, remote, olQty, olCnt, olRemote)
+	}
+	if lo < 10 || hi > 100 {
+		t.Errorf("S_QUANTITY spans [%d, %d], outside [10, 100]", lo, hi)
 	}
 }
 
