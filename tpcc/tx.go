@@ -237,8 +237,8 @@ func (w *worker) prepare() error {
 	return err
 }
 
-// stockKey numbers a stock row (warehouse, item) for the CASEs of the
-// stock update; items stay below the multiplier.
+// stockKeyMul numbers a stock row (warehouse, item) as one integer for the
+// CASEs of the stock update; item ids stay below it.
 const stockKeyMul = 1000000
 
 var stockCase = "CASE s_w_id * " + strconv.Itoa(stockKeyMul) + " + s_i_id " + repeat("WHEN ? THEN ?", " ", maxLines) + " END"
