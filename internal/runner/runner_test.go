@@ -225,3 +225,39 @@ func TestRateSchedulesArrivals(t *testing.T) {
 		t.Fatalf("%d events at 500/s in 1 s", f.Counts[Events])
 	}
 }
+
+type funcReporter func(Interval)
+
+func (f funcReporter) Interval(iv Interval) { f(iv) }
+func (funcReporter) Checkpoint(Final)       {}
+
+// With every thread held inside an event, the open-loop report must show all
+// of them busy and the arrivals queuing behind them.
+func TestRateReportsConcurrencyAndQueue(t *testing.T) {
+	const threads = 3
+	var rolled, closed atomic.Int64
+	gate := make(chan struct{})
+	var once sync.Once
+	var mu sync.Mutex
+	var seenBusy, seenQueue int64
+	rep := funcReporter(func(iv Interval) {
+		mu.Lock()
+		defer mu.Unlock()
+		seenBusy = max(seenBusy, iv.Concurrency)
+		seenQueue = max(seenQueue, iv.QueueLength)
+		if iv.Concurrency == threads || iv.Elapsed > time.Second {
+			once.Do(func() { close(gate) })
+		}
+	})
+	held := func(*workload.Thread) error { <-gate; return nil }
+	_, err := Run(context.Background(), Config{Threads: threads, Duration: 2 * time.Second, Rate: 1000, ReportInterval: 20 * time.Millisecond},
+		&fakeConnector{}, factory(held, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seenBusy != threads || seenQueue == 0 {
+		t.Fatalf("busy threads seen %d (want %d), longest queue %d", seenBusy, threads, seenQueue)
+	}
+}
