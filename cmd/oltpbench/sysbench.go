@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,8 @@ import (
 // sbFlags holds every option of `oltpbench sysbench`.
 type sbFlags struct {
 	test sysbench.Options
+
+	netIO string
 
 	threads        int
 	events         int64
@@ -156,6 +159,7 @@ func (f *sbFlags) registerConn(fs *pflag.FlagSet) {
 	options.AddList(fs, &f.sessionVars, "mysql-session-vars", nil, "session variables for every connection, e.g. 'tidb_enable_1pc=1,autocommit=1'")
 	fs.StringArrayVar(&f.initSQL, "init-sql", nil, "statement to run on every new connection (repeatable)")
 	fs.Float64Var(&f.connectTimeout, "mysql-connect-timeout", 10, "seconds to wait for a connection")
+	fs.StringVar(&f.netIO, "net-io", "auto", "run: how connections wait for replies: blocking (a thread per connection, as sysbench), poller (Go's network poller), or auto (blocking up to 8 threads per CPU)")
 }
 
 // registerLoad adds the loader's options.
@@ -333,6 +337,21 @@ func (f *sbFlags) connOptions(fs *pflag.FlagSet) (conn.Options, error) {
 	return co, nil
 }
 
+// planNetIO sets the run's I/O model on co and the GOMAXPROCS it needs; restore
+// puts GOMAXPROCS back.
+func planNetIO(co *conn.Options, mode string, threads int) (restore func(), err error) {
+	model, procs, err := conn.PlanNetIO(mode, threads)
+	if err != nil {
+		return nil, err
+	}
+	co.NetIO = model
+	if procs == 0 {
+		return func() {}, nil
+	}
+	prev := runtime.GOMAXPROCS(procs)
+	return func() { runtime.GOMAXPROCS(prev) }, nil
+}
+
 func sbDataset(t *sysbench.Test, f *sbFlags, dist *workload.Dist) loader.Dataset {
 	return loader.Dataset{Workload: "sysbench", Tables: t.Tables(&f.test, dist), Meta: map[string]string{
 		"tables": strconv.Itoa(f.test.Tables), "table_size": strconv.FormatInt(f.test.TableSize, 10), "rand_type": f.randType,
@@ -472,6 +491,11 @@ func sbRun(ctx context.Context, fs *pflag.FlagSet, t *sysbench.Test, f *sbFlags,
 		return nil, errors.New("--time=0 and --events=0 would run forever: set one of them")
 	}
 
+	restore, err := planNetIO(&co, f.netIO, f.threads)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
 	pool, err := conn.Open(co, f.threads)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,14 @@ type bufferedConn struct {
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 func dialBuffered(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := dialKeepAlive(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &bufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBuffer)}, nil
+}
+
+func dialKeepAlive(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
@@ -31,5 +39,5 @@ func dialBuffered(ctx context.Context, network, addr string) (net.Conn, error) {
 		tc.SetKeepAlive(true)
 		tc.SetKeepAlivePeriod(15 * time.Second)
 	}
-	return &bufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBuffer)}, nil
+	return c, nil
 }

@@ -48,6 +48,8 @@ type Options struct {
 	AllowLocalInfile bool
 	// MaxAllowedPacket, when non-zero, caps the driver's packet size.
 	MaxAllowedPacket int
+	// NetIO is NetIOPoller (the default) or NetIOBlocking; see PlanNetIO.
+	NetIO string
 }
 
 // PasswordFromSources resolves the password: flag, then file, then MYSQL_PWD.
@@ -144,6 +146,9 @@ func Open(o Options, maxConns int) (*Pool, error) {
 		}
 		cfg.AllowAllFiles = false
 		cfg.DialFunc = dialBuffered
+		if o.NetIO == NetIOBlocking {
+			cfg.DialFunc = dialBlocking
+		}
 		if len(o.SessionVars) > 0 {
 			cfg.Params = map[string]string{}
 			for _, kv := range o.SessionVars {
