@@ -513,6 +513,7 @@ func TestBadInput(t *testing.T) {
 		{"bad bool", base("sysbench", "oltp_read_write", "run", "--skip-trx=maybe"), "skip-trx"},
 		{"zero threads", base("sysbench", "oltp_read_write", "run", "--threads=0"), "--threads=0"},
 		{"bad rand type", base("sysbench", "oltp_read_write", "run", "--rand-type=normal"), "--rand-type"},
+		{"bad net-io", base("sysbench", "oltp_read_write", "run", "--net-io=epoll"), "--net-io"},
 		{"bad config line", base("sysbench", "oltp_read_write", "run", "--config-file="+conf), conf + ":2"},
 		{"prepare over existing", base("sysbench", "oltp_common", "prepare", "--table-size=1000"), "run cleanup"},
 	} {
@@ -583,4 +584,21 @@ func TestSessionSettings(t *testing.T) {
 		t.Errorf("unknown session variable: exit %d stderr %q", r.code, r.stderr)
 	}
 	_ = context.Background
+}
+
+// Both I/O models run every event in full: 300 events of read_write are at
+// least 6,000 statements (more where a deadlock made an event start again).
+func TestNetIOModels(t *testing.T) {
+	needServer(t)
+	db := "netio"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=2000", "--tables=2"), "prepare")
+	for _, mode := range []string{"poller", "blocking", "auto"} {
+		r := sb(t, db, "oltp_read_write", "run", "--tables=2", "--table-size=2000", "--threads=4", "--events=300", "--time=0", "--net-io="+mode)
+		mustOK(t, r, "run with --net-io="+mode)
+		m := checkReport(t, r.stdout)
+		if q, _ := strconv.Atoi(m[4]); m[14] != "300" || q < 300*20 {
+			t.Errorf("--net-io=%s: %s events, %d statements; want 300 and at least 6000", mode, m[14], q)
+		}
+	}
 }

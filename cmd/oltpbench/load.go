@@ -79,6 +79,7 @@ func csvCommand() *cobra.Command {
 	}
 	registerTPCC(tp.Flags(), tf)
 	hide(tp.Flags(), "load-mode")
+	hide(tp.Flags(), "net-io")
 	cmd.AddCommand(sb, tp)
 	return cmd
 }

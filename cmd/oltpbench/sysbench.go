@@ -126,6 +126,7 @@ func (f *sbFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "prepared statements usage mode {auto, disable}")
 	fs.StringVar(&f.dbDriver, "db-driver", "mysql", "database driver (mysql)")
 	f.registerConn(fs)
+	f.registerNetIO(fs)
 	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result here")
 	fs.StringVar(&f.output, "output", "text", "text, or json (the JSON result on stdout after the report)")
 	f.registerLoad(fs)
@@ -159,6 +160,10 @@ func (f *sbFlags) registerConn(fs *pflag.FlagSet) {
 	options.AddList(fs, &f.sessionVars, "mysql-session-vars", nil, "session variables for every connection, e.g. 'tidb_enable_1pc=1,autocommit=1'")
 	fs.StringArrayVar(&f.initSQL, "init-sql", nil, "statement to run on every new connection (repeatable)")
 	fs.Float64Var(&f.connectTimeout, "mysql-connect-timeout", 10, "seconds to wait for a connection")
+}
+
+// registerNetIO adds --net-io, for the commands that run a workload.
+func (f *sbFlags) registerNetIO(fs *pflag.FlagSet) {
 	fs.StringVar(&f.netIO, "net-io", "auto", "run: how connections wait for replies: blocking (a thread per connection, as sysbench), poller (Go's network poller), or auto (blocking up to 8 threads per CPU)")
 }
 

@@ -63,6 +63,7 @@ func tpccCommand() *cobra.Command {
 func registerTPCC(fs *pflag.FlagSet, f *tpccFlags) {
 	fs.SetNormalizeFunc(options.Normalize(map[string]string{"db": "mysql-db", "T": "threads"}))
 	f.registerConn(fs)
+	f.registerNetIO(fs)
 	fs.Lookup("mysql-db").DefValue = "tpcc"
 	f.db = "tpcc"
 	f.registerLoad(fs)
