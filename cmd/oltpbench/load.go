@@ -65,6 +65,9 @@ func csvCommand() *cobra.Command {
 		},
 	}
 	f.register(sb.Flags())
+	showOnly(sb.Flags(), csvDataFlags, "tables", "table-size", "auto-inc", "secondary", "create-secondary",
+		"create-table-options", "mysql-storage-engine", "rand-type", "rand-spec-iter", "rand-spec-pct", "rand-spec-res",
+		"rand-pareto-h", "rand-zipfian-exp")
 	tf := &tpccFlags{}
 	tp := &cobra.Command{
 		Use:   "tpcc --dir D --warehouses N [options]",
@@ -78,8 +81,7 @@ func csvCommand() *cobra.Command {
 		},
 	}
 	registerTPCC(tp.Flags(), tf)
-	hide(tp.Flags(), "load-mode")
-	hide(tp.Flags(), "net-io")
+	showOnly(tp.Flags(), csvDataFlags, "warehouses", "partitions")
 	cmd.AddCommand(sb, tp)
 	return cmd
 }
@@ -128,6 +130,21 @@ func importCommand() *cobra.Command {
 	fs.IntVar(&f.threads, "threads", 4, "parallel loads")
 	hide(fs, "load-mode", "seed", "csv-file-size")
 	return cmd
+}
+
+// csvDataFlags are the options every csv command shows: where the files go
+// and how they are made.
+var csvDataFlags = []string{"help", "config-file", "mysql-db", "threads", "seed", "dir", "csv-file-size", "resume", "progress"}
+
+// showOnly hides from --help every option but those named: csv makes files,
+// so the run and connection options are noise there. They are still
+// accepted, so a prepare command line works with csv in front.
+func showOnly(fs *pflag.FlagSet, common []string, names ...string) {
+	keep := map[string]bool{}
+	for _, n := range append(common, names...) {
+		keep[n] = true
+	}
+	fs.VisitAll(func(fl *pflag.Flag) { fl.Hidden = fl.Hidden || !keep[fl.Name] })
 }
 
 func hide(fs *pflag.FlagSet, names ...string) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // Schema options reach the server's DDL; sockets, port lists and the
@@ -46,5 +48,45 @@ func TestSchemaAndConnectionOptions(t *testing.T) {
 	if sock := os.Getenv("OLTPBENCH_TEST_SOCKET"); sock != "" {
 		r := ob(t, nil, "sysbench", "oltp_point_select", "run", "--time=1", "--table-size=3000", "--mysql-socket="+sock, "--mysql-user=root", "--mysql-db="+db)
 		mustOK(t, r, "run over the socket")
+	}
+}
+
+// csv's --help shows what shapes the files and hides the run and connection
+// options, which it still accepts so that a prepare line works with csv.
+func TestCSVHelpShowsDataOptions(t *testing.T) {
+	for _, tc := range []struct {
+		sub        string
+		show, hide []string
+	}{
+		{"sysbench", []string{"dir", "tables", "table-size", "rand-type", "mysql-db", "threads", "seed"},
+			[]string{"mysql-host", "mysql-password", "time", "events", "report-interval", "net-io", "load-mode", "point-selects", "shard"}},
+		{"tpcc", []string{"dir", "warehouses", "partitions", "mysql-db", "threads", "seed"},
+			[]string{"mysql-host", "mysql-password", "time", "weights", "wait", "net-io", "load-mode", "checks"}},
+	} {
+		var sub *cobra.Command
+		for _, c := range csvCommand().Commands() {
+			if c.Name() == tc.sub {
+				sub = c
+			}
+		}
+		if sub == nil {
+			t.Fatalf("csv has no %s command", tc.sub)
+		}
+		for _, n := range append(append([]string{}, tc.show...), tc.hide...) {
+			if sub.Flags().Lookup(n) == nil {
+				t.Errorf("csv %s does not accept --%s", tc.sub, n)
+			}
+		}
+		usage := sub.Flags().FlagUsages()
+		for _, n := range tc.show {
+			if !strings.Contains(usage, "--"+n+" ") {
+				t.Errorf("csv %s --help lacks --%s", tc.sub, n)
+			}
+		}
+		for _, n := range tc.hide {
+			if strings.Contains(usage, "--"+n+" ") {
+				t.Errorf("csv %s --help shows --%s, which has no effect there", tc.sub, n)
+			}
+		}
 	}
 }
