@@ -6,10 +6,12 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -462,11 +464,27 @@ func TestResultFile(t *testing.T) {
 	db := "resfile"
 	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=2000"), "prepare")
-	out := filepath.Join(t.TempDir(), "r.json")
+	tmp := t.TempDir()
+	out, cpuProf, memProf := filepath.Join(tmp, "r.json"), filepath.Join(tmp, "cpu.pprof"), filepath.Join(tmp, "mem.pprof")
 	r := ob(t, []string{"MYSQL_PWD=sbtest-secret"}, "sysbench", "oltp_read_only", "run", "--time=2", "--threads=2", "--report-interval=1",
 		"--table-size=2000", "--result-file="+out, "--percentiles=50,99,99.9", "--mysql-host="+testHost, "--mysql-port="+testPort,
-		"--mysql-user=sbtest", "--mysql-db="+db, "--output=json")
+		"--mysql-user=sbtest", "--mysql-db="+db, "--output=json", "--cpu-profile="+cpuProf, "--mem-profile="+memProf)
 	mustOK(t, r, "run")
+	// The hidden profiling options write gzipped pprof protobufs.
+	for _, p := range []string{cpuProf, memProf} {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatalf("%s: not a gzipped profile: %v", p, err)
+		}
+		if n, err := io.Copy(io.Discard, zr); err != nil || n < 100 {
+			t.Errorf("%s: %d bytes, %v", p, n, err)
+		}
+		f.Close()
+	}
 	b, _ := os.ReadFile(out)
 	if bytes.Contains(b, []byte("sbtest-secret")) || strings.Contains(r.stdout, "sbtest-secret") {
 		t.Fatal("password in result or output")

@@ -22,9 +22,11 @@ func main() {
 		SilenceErrors: true,
 		Version:       version,
 	}
-	var cpuProfile string
+	var cpuProfile, memProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpu-profile", "", "write a CPU profile (pprof) here")
 	root.PersistentFlags().MarkHidden("cpu-profile")
+	root.PersistentFlags().StringVar(&memProfile, "mem-profile", "", "write an allocation profile (pprof) here at exit")
+	root.PersistentFlags().MarkHidden("mem-profile")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if cpuProfile == "" {
 			return nil
@@ -36,6 +38,17 @@ func main() {
 		return pprof.StartCPUProfile(f)
 	}
 	defer pprof.StopCPUProfile()
+	root.PersistentPostRunE = func(cmd *cobra.Command, args []string) error {
+		if memProfile == "" {
+			return nil
+		}
+		f, err := os.Create(memProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return pprof.Lookup("allocs").WriteTo(f, 0)
+	}
 	root.AddCommand(sysbenchCommand(), tpccCommand(), csvCommand(), importCommand(), reportCommand())
 	if err := root.Execute(); err != nil {
 		msg := err.Error()
