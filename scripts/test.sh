@@ -30,5 +30,5 @@ set -a; . "$dir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.
-go test -race -count=1 ./internal/runner ./internal/hist ./internal/conn ./loader
+go test -race -count=1 ./internal/runner ./internal/hist ./internal/conn ./internal/gcpace ./loader
 go test -count=1 -timeout 20m ./...

@@ -195,7 +195,7 @@ func tpccRun(ctx context.Context, fs *pflag.FlagSet, f *tpccFlags, co conn.Optio
 	if f.dur <= 0 {
 		return nil, fmt.Errorf("invalid --time=%s: a positive duration like 60s or 10m", f.dur)
 	}
-	restore, err := planNetIO(&co, f.netIO, f.threads)
+	restore, err := planRun(&co, f.netIO, f.threads)
 	if err != nil {
 		return nil, err
 	}
