@@ -42,6 +42,14 @@ run() {
 }
 
 echo "== prepare: 4 tables x 250,000 rows, --threads=2 ($PAIRS pairs, alternating)"
+# Two unmeasured prepares by each tool first: a freshly started server faults in its buffer pool during its
+# first loads (about 0.4 s per load here, until about 1 GB is resident), which would weigh on whichever tool
+# meets it, and most on the one that keeps the server busiest.
+for tool in sysbench oltpbench sysbench oltpbench; do
+  bin/oltpbench sysbench oltp_common "${conn[@]}" cleanup >/dev/null
+  r=$(run "$tool" oltp_common "${conn[@]}" --threads=2 prepare)
+  echo "  warm-up $tool: $(echo "$r" | awk '{print $3}') s (not counted)"
+done
 : >"$out/prep"
 for i in $(seq 1 "$PAIRS"); do
   for tool in sysbench oltpbench; do
@@ -54,7 +62,8 @@ for i in $(seq 1 "$PAIRS"); do
 done
 sb=$(awk '$1=="sysbench" {print $4}' "$out/prep" | median)
 ob=$(awk '$1=="oltpbench" {print $4}' "$out/prep" | median)
-echo "  median: sysbench ${sb} s, oltpbench ${ob} s, ratio $(awk -v a="$ob" -v b="$sb" 'BEGIN{printf "%.2f", a/b}')x (target <= 0.5x)"
+pr=$(awk '{v[$1]=$4} NR%2==0 {print v["oltpbench"]/v["sysbench"]}' "$out/prep" | median)
+echo "  median: sysbench ${sb} s, oltpbench ${ob} s, ratio $(awk -v a="$ob" -v b="$sb" 'BEGIN{printf "%.2f", a/b}')x; median of the pairs' ratios $(printf %.2f "$pr")x (target <= 0.5x)"
 bin/oltpbench sysbench oltp_common "${conn[@]}" cleanup >/dev/null
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prepare >/dev/null
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prewarm >/dev/null
@@ -75,6 +84,10 @@ for test in $TESTS; do
     printf "%-18s %7s | %10.0f %10.0f %5.2fx | %9.2f %9.2f %5.2fx\n" "$test" "$th" "$sq" "$oq" "$(awk -v a="$oq" -v b="$sq" 'BEGIN{print a/b}')" \
       "$sc" "$oc" "$(awk -v a="$oc" -v b="$sc" 'BEGIN{print a/b}')"
     awk '{printf "    %s qps=%s cpu_us/q=%s\n", $1, $2, $3}' "$out/pairs"
+    # Each pair ran back to back, so its ratio is the least exposed to the machine's slow phases.
+    pq=$(awk '{v[$1]=$2; c[$1]=$3} NR%2==0 {print v["oltpbench"]/v["sysbench"]}' "$out/pairs" | median)
+    pc=$(awk '{v[$1]=$2; c[$1]=$3} NR%2==0 {print c["oltpbench"]/c["sysbench"]}' "$out/pairs" | median)
+    printf "    median of the pairs' ratios: QPS %.2fx, client CPU per query %.2fx\n" "$pq" "$pc"
   done
 done
 echo "(QPS ratio target >= 1.0x; CPU per query ratio target <= 1.0x)"
