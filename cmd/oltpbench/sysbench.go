@@ -364,7 +364,7 @@ func planRun(co *conn.Options, mode string, threads int) (restore func(), err er
 
 // gcHeadroom is the allocation between two collections during a run (unless
 // GOGC is set): at 16 threads the live heap is about 3 MB, and collecting
-// every 3 MB cost 5-8% of the client's CPU (internal/gcpace).
+// every 3 MB cost 3-8% of the client's CPU (internal/gcpace).
 const gcHeadroom = 32 << 20
 
 func sbDataset(t *sysbench.Test, f *sbFlags, dist *workload.Dist) loader.Dataset {

@@ -6,7 +6,7 @@
 // (collect when the heap has doubled) collects several times a second. Every
 // cycle wakes a quarter of the Ps to mark, and with one P per connection that
 // is several threads competing with the server for the same cores: measured
-// at 16 threads on 2 cores, 0.4-1 us of client CPU per query (5-8%).
+// at 16 threads on 2 cores, 0.3-0.9 us of client CPU per query (3-8%).
 // Collecting only after at least a fixed amount of allocation removes most of
 // it; heaps large enough to have that headroom anyway keep Go's default, so
 // memory at thousands of threads does not grow.
