@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -147,9 +146,10 @@ func showOnly(fs *pflag.FlagSet, common []string, names ...string) {
 	fs.VisitAll(func(fl *pflag.Flag) { fl.Hidden = fl.Hidden || !keep[fl.Name] })
 }
 
+// hide hides the named options from --help (the inverse of showOnly).
 func hide(fs *pflag.FlagSet, names ...string) {
 	for _, n := range names {
-		if fl := fs.Lookup(n); fl != nil && !strings.HasPrefix(n, "mysql") {
+		if fl := fs.Lookup(n); fl != nil {
 			fl.Hidden = true
 		}
 	}

@@ -52,8 +52,7 @@ func Start(headroom uint64) *Pacer {
 	return p
 }
 
-// Percent is the GC percentage last set (100 before the first collection
-// with a known live heap).
+// Percent is the GC percentage last set.
 func (p *Pacer) Percent() int {
 	if p == nil {
 		return 0
