@@ -29,13 +29,8 @@ import (
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
-// Dataset is what a load makes: tables, and the options that define their
-// rows (recorded with the data and checked when resuming).
-type Dataset struct {
-	Workload string
-	Meta     map[string]string
-	Tables   []workload.Table
-}
+// Dataset is what a load makes (see workload.Dataset).
+type Dataset = workload.Dataset
 
 // Options shape a load.
 type Options struct {

@@ -259,6 +259,11 @@ type resultFile struct {
 		Histogram string
 	} `json:"ops"`
 	Intervals []json.RawMessage `json:"intervals"`
+	Metric    struct {
+		Name       string
+		Counters   []string
+		PerSeconds float64 `json:"per_seconds"`
+	}
 }
 
 // The statement mix follows the options, counted exactly over a fixed number of events.
@@ -493,11 +498,11 @@ func TestResultFile(t *testing.T) {
 	if err := json.Unmarshal(b, &rf); err != nil {
 		t.Fatal(err)
 	}
-	if rf.Format != "oltpbench-result/1" || rf.Options["threads"] != "2" || !strings.Contains(strings.ToLower(rf.Server.Version), "mariadb") ||
+	if rf.Format != "oltpbench-result/2" || rf.Metric.Name != "QPS" || len(rf.Metric.Counters) != 3 || rf.Metric.PerSeconds != 1 || rf.Options["threads"] != "2" || !strings.Contains(strings.ToLower(rf.Server.Version), "mariadb") ||
 		len(rf.Intervals) < 1 || len(rf.Ops) != 1 || rf.Ops[0].Count != rf.Totals["events"] || rf.Ops[0].Histogram == "" {
 		t.Fatalf("result file incomplete: %s", b)
 	}
-	if !strings.Contains(r.stdout, "99.9th percentile:") || !strings.Contains(r.stdout, `"format": "oltpbench-result/1"`) {
+	if !strings.Contains(r.stdout, "99.9th percentile:") || !strings.Contains(r.stdout, `"format": "oltpbench-result/2"`) {
 		t.Errorf("--percentiles or --output=json missing from stdout")
 	}
 }

@@ -10,6 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/bench"
+
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/slo"
 )
@@ -132,9 +136,9 @@ func (l *levelFlags) runLevels(ctx context.Context, out io.Writer, name string, 
 	return nil
 }
 
-func (l *levelFlags) register(fsAdd func(p *string, name, def, usage string), fsDur func(p *time.Duration, name string, def time.Duration, usage string), fsInt func(p *int, name string, def int, usage string)) {
-	fsDur(&l.cooldown, "cooldown", 0, "pause between the levels of a thread sweep")
-	fsAdd(&l.resultDir, "result-dir", "", "folder for one result file per thread level")
-	fsAdd(&l.p95SLO, "p95-slo", "", "find the thread count with the highest throughput whose p95 stays within this (e.g. 105ms); --threads=lo-hi")
-	fsInt(&l.sloSteps, "slo-steps", 10, "at most this many runs for --p95-slo")
+func (l *levelFlags) register(fs *pflag.FlagSet) {
+	bench.SecondsVar(fs, &l.cooldown, "cooldown", 0, "pause between the levels of a thread sweep (seconds or a duration)")
+	fs.StringVar(&l.resultDir, "result-dir", "", "folder for one result file per thread level")
+	fs.StringVar(&l.p95SLO, "p95-slo", "", "find the thread count with the highest throughput whose p95 stays within this (e.g. 105ms); --threads=lo-hi")
+	fs.IntVar(&l.sloSteps, "slo-steps", 10, "at most this many runs for --p95-slo")
 }

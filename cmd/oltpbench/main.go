@@ -3,18 +3,29 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/oltpbench/oltpbench/internal/bench"
 )
 
 // version is set at build time (-ldflags "-X main.version=...").
 var version = "0.1.0-dev"
 
-func main() {
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run is the whole command line: output goes to the writers given, errors
+// are one line on stderr, and the result is the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	bench.Tool = "oltpbench " + version
 	root := &cobra.Command{
 		Use:           "oltpbench",
 		Short:         "OLTP benchmarks for MySQL-protocol databases (TiDB, MySQL, MariaDB)",
@@ -22,6 +33,9 @@ func main() {
 		SilenceErrors: true,
 		Version:       version,
 	}
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	var cpuProfile, memProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpu-profile", "", "write a CPU profile (pprof) here")
 	root.PersistentFlags().MarkHidden("cpu-profile")
@@ -49,14 +63,23 @@ func main() {
 		defer f.Close()
 		return pprof.Lookup("allocs").WriteTo(f, 0)
 	}
-	root.AddCommand(sysbenchCommand(), tpccCommand(), csvCommand(), importCommand(), reportCommand())
+	for _, s := range bench.All() {
+		root.AddCommand(workloadCommand(s))
+	}
+	root.AddCommand(csvCommand(), importCommand(), reportCommand())
 	if err := root.Execute(); err != nil {
 		msg := err.Error()
 		if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand") {
 			msg = strings.Replace(msg, "unknown flag", "unknown option", 1) + " (see --help)"
 		}
-		fmt.Fprintln(os.Stderr, "oltpbench: "+msg)
-		pprof.StopCPUProfile()
-		os.Exit(1)
+		fmt.Fprintln(stderr, "oltpbench: "+msg)
+		return 1
 	}
+	return 0
+}
+
+// interruptible is a context that Ctrl-C and SIGTERM end, so runs report
+// what they measured.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

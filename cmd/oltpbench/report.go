@@ -1,13 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/compare"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
@@ -31,9 +30,7 @@ func reportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			b, _ := json.MarshalIndent(m, "", "  ")
-			_, err = os.Stdout.Write(append(b, '\n'))
-			return err
+			return m.Encode(cmd.OutOrStdout())
 		},
 	}
 	var base, cand []string
@@ -63,20 +60,21 @@ func reportCommand() *cobra.Command {
 			if baseName == candName {
 				baseName, candName = baseName+" (baseline)", candName+" (candidate)"
 			}
-			tables := compare.Build(compare.Version{Label: baseName, Results: b}, compare.Version{Label: candName, Results: c})
+			tables := compare.Build(compare.Version{Label: baseName, Results: b}, compare.Version{Label: candName, Results: c}, bench.Describe)
+			out := cmd.OutOrStdout()
 			switch format {
 			case "text":
-				compare.Text(os.Stdout, baseName, candName, tables)
+				compare.Text(out, baseName, candName, tables)
 			case "markdown", "md":
-				compare.Markdown(os.Stdout, baseName, candName, tables)
+				compare.Markdown(out, baseName, candName, tables)
 			case "html":
-				compare.HTML(os.Stdout, baseName, candName, tables)
+				compare.HTML(out, baseName, candName, tables)
 			default:
 				return fmt.Errorf("invalid --format=%s: use text, markdown or html", format)
 			}
 			for _, t := range tables {
 				for _, w := range t.Warnings {
-					fmt.Fprintf(os.Stderr, "warning: %s: %s\n", t.Title, w)
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", t.Title, w)
 				}
 			}
 			return nil
@@ -96,7 +94,7 @@ func reportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return compare.Show(os.Stdout, r)
+			return compare.Show(cmd.OutOrStdout(), r)
 		},
 	}
 	cmd.AddCommand(merge, cmp, show)

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
@@ -75,28 +76,17 @@ type Row struct {
 type Table struct {
 	Workload string
 	Title    string
-	Unit     string // QPS or tpmC
+	Unit     string // the metric's name: QPS, tpmC
+	Compact  bool   // markdown: one throughput table of both versions
 	Rows     []Row
 	Warnings []string
 }
 
-var titles = map[string]string{
-	"sysbench/oltp_point_select": "Point Select", "sysbench/oltp_read_only": "Read Only", "sysbench/oltp_read_write": "Read Write",
-	"sysbench/oltp_write_only": "Write Only", "sysbench/oltp_update_index": "Update Index", "sysbench/oltp_update_non_index": "Update Non-Index",
-	"sysbench/oltp_insert": "Insert", "sysbench/oltp_delete": "Delete", "sysbench/select_random_points": "Select Random Points",
-	"sysbench/select_random_ranges": "Select Random Ranges", "sysbench/bulk_insert": "Bulk Insert", "tpcc": "TPC-C",
-}
-
-// Title names a workload as the reports do.
-func Title(workload string) string {
-	if t, ok := titles[workload]; ok {
-		return t
-	}
-	return workload
-}
+// Describe names a workload for reports (bench.Describe, from the registry).
+type Describe func(workload string) bench.Description
 
 // Build pairs the two versions' results by workload and thread count.
-func Build(base, cand Version) []Table {
+func Build(base, cand Version, describe Describe) []Table {
 	type key struct {
 		w string
 		t int
@@ -123,16 +113,26 @@ func Build(base, cand Version) []Table {
 	for _, r := range cand.Results {
 		add(r, false)
 	}
+	descs := map[string]bench.Description{}
+	for _, k := range keys {
+		if _, ok := descs[k.w]; !ok {
+			descs[k.w] = describe(k.w)
+		}
+	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].w != keys[j].w {
-			return order(keys[i].w) < order(keys[j].w)
+			if ri, rj := descs[keys[i].w].Rank, descs[keys[j].w].Rank; ri != rj {
+				return ri < rj
+			}
+			return keys[i].w < keys[j].w
 		}
 		return keys[i].t < keys[j].t
 	})
 	var tables []Table
 	for _, k := range keys {
 		if len(tables) == 0 || tables[len(tables)-1].Workload != k.w {
-			tables = append(tables, Table{Workload: k.w, Title: Title(k.w)})
+			d := descs[k.w]
+			tables = append(tables, Table{Workload: k.w, Title: d.Title, Compact: d.Compact})
 		}
 		t := &tables[len(tables)-1]
 		row := *idx[k]
@@ -150,17 +150,6 @@ func Build(base, cand Version) []Table {
 		}
 	}
 	return tables
-}
-
-var workloadOrder = []string{"sysbench/oltp_point_select", "sysbench/oltp_update_non_index", "sysbench/oltp_update_index", "sysbench/oltp_read_write", "sysbench/oltp_read_only", "sysbench/oltp_write_only", "sysbench/oltp_insert"}
-
-func order(w string) string {
-	for i, x := range workloadOrder {
-		if x == w {
-			return fmt.Sprintf("%02d", i)
-		}
-	}
-	return "99" + w
 }
 
 // Ratio is the geometric mean of candidate / baseline throughput over the

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
@@ -33,10 +34,23 @@ func fixture(t *testing.T, workload, version string, threads int, qps, p95Ms flo
 	r := &result.Result{Format: result.Format, Workload: workload, Threads: threads, Seconds: 100, Server: result.Server{Version: version},
 		Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Options: map[string]string{"threads": "x", "tables": "16"},
 		Dataset: map[string]string{"tables": "16", "table_size": "10000000"}, Totals: map[string]int64{"events": int64(qps * 100 / 20), "reads": int64(qps * 100)}, Ops: []result.Op{op}}
+	r.Metric = result.QPS
 	if workload == "tpcc" {
 		r.Ops[0].Count = int64(qps * 100 / 60)
+		r.Metric = result.Metric{Name: "tpmC", Unit: "new orders per minute", Ops: []string{"new_order"}, PerSeconds: 60, LatencyOp: "new_order"}
 	}
 	return r
+}
+
+// describe stands in for the registry (cmd passes bench.Describe).
+func describe(w string) bench.Description {
+	switch w {
+	case "sysbench/oltp_point_select":
+		return bench.Description{Title: "Point Select", Rank: 0}
+	case "tpcc":
+		return bench.Description{Title: "TPC-C", Rank: 99, Compact: true}
+	}
+	return bench.Description{Title: w, Rank: 99}
 }
 
 func versions(t *testing.T) (Version, Version) {
@@ -72,7 +86,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestTextAndMarkdownGolden(t *testing.T) {
 	b, c := versions(t)
-	tables := Build(b, c)
+	tables := Build(b, c, describe)
 	var txt, md bytes.Buffer
 	Text(&txt, "v2.1", "v3.0", tables)
 	Markdown(&md, "v2.1", "v3.0", tables)
@@ -89,7 +103,7 @@ func TestTextAndMarkdownGolden(t *testing.T) {
 func TestHTMLSelfContained(t *testing.T) {
 	b, c := versions(t)
 	var buf bytes.Buffer
-	HTML(&buf, "v2.1", "v3.0", Build(b, c))
+	HTML(&buf, "v2.1", "v3.0", Build(b, c, describe))
 	s := buf.String()
 	if strings.Count(s, "<svg") != 4 || strings.Count(s, "<polyline") != 8 {
 		t.Errorf("want 4 charts with 2 lines each: %d svg, %d polylines", strings.Count(s, "<svg"), strings.Count(s, "<polyline"))
@@ -116,7 +130,7 @@ func TestHTMLSelfContained(t *testing.T) {
 
 func TestVerdict(t *testing.T) {
 	b, c := versions(t)
-	tables := Build(b, c)
+	tables := Build(b, c, describe)
 	v := tables[0].Verdict("v2.1", "v3.0")
 	if !strings.Contains(v, "QPS of v3.0 increased by 39% over v2.1") {
 		t.Errorf("verdict %q", v)

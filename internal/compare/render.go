@@ -36,8 +36,8 @@ func Text(w io.Writer, base, cand string, tables []Table) {
 // side with ratios, then the verdict.
 func Markdown(w io.Writer, base, cand string, tables []Table) {
 	for _, t := range tables {
-		if t.Workload == "tpcc" {
-			fmt.Fprintf(w, "### TPC-C\n\n| Version | Threads | tpmC |\n|---|---|---|\n")
+		if t.Compact {
+			fmt.Fprintf(w, "### %s\n\n| Version | Threads | %s |\n|---|---|---|\n", t.Title, t.Unit)
 			for _, v := range []struct {
 				label string
 				pick  func(Row) float64

@@ -246,13 +246,13 @@ func (p *Pool) describeMsg(ep Endpoint, err error) error {
 	case errors.As(err, &me) && me.Number == 1049:
 		return fmt.Errorf("unknown database %q at %s: create it or run prepare first (--mysql-db)", p.opts.DB, ep)
 	case errors.As(err, &me):
-		return fmt.Errorf("connecting to %s: %s (error %d)", ep, redact(me.Message, p.opts.Password), me.Number)
+		return fmt.Errorf("connecting to %s: %s (error %d)", ep, Redact(me.Message, p.opts.Password), me.Number)
 	case isTimeout(err):
 		return fmt.Errorf("cannot connect to %s: timed out after %s; check --mysql-host/--mysql-port and that the server is up", ep, p.timeout())
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("cannot connect to %s: connection refused; check --mysql-host/--mysql-port and that the server is up", ep)
 	default:
-		return fmt.Errorf("cannot connect to %s: %s", ep, redact(err.Error(), p.opts.Password))
+		return fmt.Errorf("cannot connect to %s: %s", ep, Redact(err.Error(), p.opts.Password))
 	}
 }
 
@@ -268,7 +268,8 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)
 }
 
-func redact(s, secret string) string {
+// Redact replaces the secret in s, so errors can be shown.
+func Redact(s, secret string) string {
 	if secret == "" {
 		return s
 	}

@@ -28,6 +28,9 @@ func Merge(rs []*Result) (*Result, error) {
 		if r.Workload != base.Workload {
 			return nil, fmt.Errorf("result %d is %s, result 1 is %s: merge only results of one run", i+2, r.Workload, base.Workload)
 		}
+		if !sameMetric(r.Metric, base.Metric) {
+			return nil, fmt.Errorf("result %d measures %s, result 1 %s: merge only results of one run", i+2, r.Metric.Name, base.Metric.Name)
+		}
 		if d := optionDiff(base.Options, r.Options, clientOptions); len(d) > 0 {
 			return nil, fmt.Errorf("result %d was run with other options (%s): merge only results of one run", i+2, strings.Join(d, ", "))
 		}
@@ -37,7 +40,7 @@ func Merge(rs []*Result) (*Result, error) {
 		}
 	}
 	m := &Result{Format: Format, Tool: base.Tool, Workload: base.Workload, Options: map[string]string{}, Server: base.Server,
-		Dataset: base.Dataset, Totals: map[string]int64{}, Start: base.Start, End: base.End}
+		Dataset: base.Dataset, Totals: map[string]int64{}, Start: base.Start, End: base.End, Metric: base.Metric}
 	for k, v := range base.Options {
 		if !clientOptions[k] {
 			m.Options[k] = v
@@ -161,20 +164,27 @@ func dedupe(s []string) []string {
 	return out
 }
 
-// Throughput is the result's main rate: tpmC for TPC-C, QPS for sysbench.
+func sameMetric(a, b Metric) bool {
+	return a.Name == b.Name && a.PerSeconds == b.PerSeconds && a.LatencyOp == b.LatencyOp &&
+		strings.Join(a.Ops, ",") == strings.Join(b.Ops, ",") && strings.Join(a.Counters, ",") == strings.Join(b.Counters, ",")
+}
+
+// Throughput is the result's headline figure, as its metric says.
 func (r *Result) Throughput() (value float64, unit string) {
-	if r.Seconds <= 0 {
-		return 0, ""
+	m := r.Metric
+	if r.Seconds <= 0 || m.PerSeconds <= 0 {
+		return 0, m.Name
 	}
-	if r.Workload == "tpcc" {
-		for _, op := range r.Ops {
-			if op.Name == "new_order" {
-				return float64(op.Count) / r.Seconds * 60, "tpmC"
-			}
+	var n int64
+	for _, name := range m.Ops {
+		if op := r.op(name); op != nil {
+			n += op.Count
 		}
 	}
-	q := r.Totals["reads"] + r.Totals["writes"] + r.Totals["others"]
-	return float64(q) / r.Seconds, "QPS"
+	for _, c := range m.Counters {
+		n += r.Totals[c]
+	}
+	return float64(n) / r.Seconds * m.PerSeconds, m.Name
 }
 
 // TPS is events (transactions) per second.
@@ -182,33 +192,41 @@ func (r *Result) TPS() float64 {
 	if r.Seconds <= 0 {
 		return 0
 	}
-	if r.Workload == "tpcc" {
-		var n int64
-		for _, op := range r.Ops {
-			n += op.Count
-		}
-		return float64(n) / r.Seconds
-	}
 	return float64(r.Totals["events"]) / r.Seconds
 }
 
-// Latency returns a percentile (ms) of the main operation: the event for
-// sysbench, New-Order for TPC-C.
-func (r *Result) Latency(p string) float64 {
-	for _, op := range r.Ops {
-		if r.Workload != "tpcc" || op.Name == "new_order" {
-			return op.Percentiles[p]
+func (r *Result) op(name string) *Op {
+	for i := range r.Ops {
+		if r.Ops[i].Name == name {
+			return &r.Ops[i]
 		}
+	}
+	return nil
+}
+
+// mainOp is the operation whose latency reports show.
+func (r *Result) mainOp() *Op {
+	if r.Metric.LatencyOp != "" {
+		return r.op(r.Metric.LatencyOp)
+	}
+	if len(r.Ops) > 0 {
+		return &r.Ops[0]
+	}
+	return nil
+}
+
+// Latency returns a percentile (ms) of the main operation.
+func (r *Result) Latency(p string) float64 {
+	if op := r.mainOp(); op != nil {
+		return op.Percentiles[p]
 	}
 	return 0
 }
 
 // MeanLatency is the main operation's mean latency in ms.
 func (r *Result) MeanLatency() float64 {
-	for _, op := range r.Ops {
-		if r.Workload != "tpcc" || op.Name == "new_order" {
-			return op.MeanMs
-		}
+	if op := r.mainOp(); op != nil {
+		return op.MeanMs
 	}
 	return 0
 }

@@ -7,6 +7,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,8 +19,11 @@ import (
 	"github.com/oltpbench/oltpbench/internal/runner"
 )
 
-// Format identifies the file layout; bump on incompatible change.
-const Format = "oltpbench-result/1"
+// Format identifies the file layout; bump on incompatible change. Files of
+// format 1 (no stored metric) are still read.
+const Format = "oltpbench-result/2"
+
+const format1 = "oltpbench-result/1"
 
 // Result is one run of one workload on one client.
 type Result struct {
@@ -36,8 +40,26 @@ type Result struct {
 	Threads     int               `json:"threads"`
 	Interrupted bool              `json:"interrupted,omitempty"`
 	Totals      map[string]int64  `json:"totals"`
-	Ops         []Op              `json:"ops"`
-	Intervals   []Interval        `json:"intervals"`
+	Metric      Metric            `json:"metric"`
+	// Figures are the workload's own results beside the metric (tpmTotal,
+	// efficiency); they are per client and not merged.
+	Figures   map[string]float64 `json:"figures,omitempty"`
+	Ops       []Op               `json:"ops"`
+	Intervals []Interval         `json:"intervals"`
+}
+
+// Metric is a workload's headline figure and how it is computed from a
+// run's counts, so that merge and compare need not know the workload.
+type Metric struct {
+	Name string `json:"name"` // QPS, tpmC
+	Unit string `json:"unit"` // what it counts, in words
+	// The figure counts the events of Ops, or (Ops empty) the sum of these
+	// Totals, per PerSeconds seconds of the run.
+	Ops        []string `json:"ops,omitempty"`
+	Counters   []string `json:"counters,omitempty"`
+	PerSeconds float64  `json:"per_seconds"`
+	// LatencyOp is the operation whose latency reports show; "" the first.
+	LatencyOp string `json:"latency_op,omitempty"`
 }
 
 // Server identifies what was measured.
@@ -130,6 +152,16 @@ func (r *Result) SetFinal(f *runner.Final, ops []string) error {
 	return nil
 }
 
+// Encode writes the result as indented JSON.
+func (r *Result) Encode(w io.Writer) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
 // Write stores the result at path atomically (temporary name, then rename).
 func (r *Result) Write(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
@@ -137,10 +169,6 @@ func (r *Result) Write(path string) error {
 		return err
 	}
 	b = append(b, '\n')
-	if path == "-" {
-		_, err = os.Stdout.Write(b)
-		return err
-	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("cannot write result file: %v", err)
@@ -167,8 +195,34 @@ func Read(path string) (*Result, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a result file: %v", path, err)
 	}
-	if r.Format != Format {
+	switch r.Format {
+	case Format:
+	case format1:
+		r.upgrade1()
+	default:
 		return nil, fmt.Errorf("%s: result format %q, this oltpbench reads %q", path, r.Format, Format)
 	}
 	return &r, nil
 }
+
+// upgrade1 gives a format-1 result its metric: those files carried tpmC as
+// a total ("tpmC_x100", over the first operation) and otherwise meant
+// queries per second.
+func (r *Result) upgrade1() {
+	r.Format = Format
+	if _, ok := r.Totals["tpmC_x100"]; ok && len(r.Ops) > 0 {
+		first := r.Ops[0].Name
+		r.Metric = Metric{Name: "tpmC", Unit: first + " transactions per minute", Ops: []string{first}, PerSeconds: 60, LatencyOp: first}
+		if v, ok := r.Totals["tpmTotal_x100"]; ok {
+			r.Figures = map[string]float64{"tpmTotal": float64(v) / 100}
+		}
+		delete(r.Totals, "tpmC_x100")
+		delete(r.Totals, "tpmTotal_x100")
+		return
+	}
+	r.Metric = QPS
+}
+
+// QPS is the metric of statement-counting workloads: reads, writes and
+// other statements per second.
+var QPS = Metric{Name: "QPS", Unit: "queries per second", Counters: []string{"reads", "writes", "others"}, PerSeconds: 1}

@@ -69,3 +69,11 @@ func (t *Table) ChunkRange(c int64) (first, n int64) {
 	}
 	return first, n
 }
+
+// Dataset is what a load makes: tables, and the options that define their
+// rows (recorded with the data and checked when resuming).
+type Dataset struct {
+	Workload string
+	Meta     map[string]string
+	Tables   []Table
+}

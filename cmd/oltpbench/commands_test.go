@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/bench"
+	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+// These tests run command lines in-process, without a server, and compare
+// what they print with golden files (go test -run Golden -update rewrites them).
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// legacy holds result files of format 1, as earlier versions wrote them.
+const legacy = "../../internal/compare/testdata/results"
+
+type cmdOut struct {
+	code           int
+	stdout, stderr string
+}
+
+func inProcess(args ...string) cmdOut {
+	var o, e bytes.Buffer
+	code := run(args, &o, &e)
+	return cmdOut{code, o.String(), e.String()}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (go test -run %s -update writes it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update to accept):\n%s", p, got)
+	}
+}
+
+func TestReportGolden(t *testing.T) {
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{"compare.txt", []string{"report", "compare", "--baseline", legacy + "/v2.1", "--candidate", legacy + "/v3.0"}},
+		{"compare.md", []string{"report", "compare", "--baseline", legacy + "/v2.1", "--candidate", legacy + "/v3.0", "--format=markdown"}},
+		{"show-sysbench.txt", []string{"report", "show", legacy + "/v3.0/sysbench-oltp_point_select-a.json"}},
+		{"show-tpcc.txt", []string{"report", "show", legacy + "/v3.0/tpcc-d.json"}},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			r := inProcess(c.args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			got := r.stdout
+			if r.stderr != "" {
+				got += "--- stderr\n" + r.stderr
+			}
+			golden(t, c.golden, got)
+		})
+	}
+}
+
+// clientResult is one client machine's part of a run, made from fixed samples.
+func clientResult(t *testing.T, dir, client string, scale int64) string {
+	t.Helper()
+	h := hist.New()
+	for i := int64(1); i <= 1000*scale; i++ {
+		h.RecordValue(100 + i*7%5000)
+	}
+	op, err := result.NewOp("new_order", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	r := &result.Result{Format: result.Format, Tool: "oltpbench test", Workload: "tpcc", Client: client, Threads: 8, Seconds: 60,
+		Start: start, End: start.Add(time.Minute), Options: map[string]string{"warehouses": "4", "mysql-host": client},
+		Metric: result.Metric{Name: "tpmC", Unit: "new_order transactions per minute", Ops: []string{"new_order"}, PerSeconds: 60, LatencyOp: "new_order"},
+		Totals: map[string]int64{"events": 1000 * scale}, Ops: []result.Op{op},
+		Intervals: []result.Interval{{T: 60, Seconds: 60, Threads: 8, Counts: map[string]int64{"events": 1000 * scale}, P95Ms: map[string]float64{"new_order": float64(scale)}}}}
+	p := filepath.Join(dir, client+".json")
+	if err := r.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestMergeGolden(t *testing.T) {
+	dir := t.TempDir()
+	a, b := clientResult(t, dir, "client1", 1), clientResult(t, dir, "client2", 3)
+	r := inProcess("report", "merge", a, b)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	golden(t, "merge.json", r.stdout)
+	m := filepath.Join(dir, "merged.json")
+	os.WriteFile(m, []byte(r.stdout), 0o644)
+	show := inProcess("report", "show", m)
+	// 4000 New-Orders in 60 s from both clients: 4000 per minute.
+	if show.code != 0 || !strings.Contains(show.stdout, "tpmC 4000.00") {
+		t.Errorf("merged result shows %q (stderr %q)", show.stdout, show.stderr)
+	}
+}
+
+func TestReportErrors(t *testing.T) {
+	dir := t.TempDir()
+	a := clientResult(t, dir, "client1", 1)
+	other := filepath.Join(dir, "other.json")
+	os.WriteFile(other, []byte(strings.Replace(mustRead(t, a), `"workload": "tpcc"`, `"workload": "sysbench/oltp_insert"`, 1)), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "compare", "--baseline", legacy + "/v2.1"}, "needs --baseline and --candidate"},
+		{[]string{"report", "compare", "--baseline", legacy + "/v2.1", "--candidate", legacy + "/v3.0", "--format=pdf"}, "--format=pdf"},
+		{[]string{"report", "merge", a, other}, "merge only results of one run"},
+		{[]string{"report", "show", filepath.Join(dir, "missing.json")}, "no such file"},
+	} {
+		r := inProcess(c.args...)
+		if r.code == 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want one line with %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// csv needs no server: the files, their manifest and the import statements
+// are the same bytes on every run.
+func TestCSVGolden(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"sysbench", []string{"csv", "sysbench", "--tables=2", "--table-size=3000", "--mysql-db=sb", "--threads=2"}},
+		{"tpcc", []string{"csv", "tpcc", "--warehouses=1", "--mysql-db=tp", "--threads=2", "--csv-file-size=8MiB"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := inProcess(append(c.args, "--dir="+dir, "--progress=off")...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			var listing strings.Builder
+			listing.WriteString(strings.ReplaceAll(r.stdout, dir, "DIR"))
+			files, _ := filepath.Glob(filepath.Join(dir, "*"))
+			for _, f := range files {
+				listing.WriteString(filepath.Base(f) + "\n")
+			}
+			for _, f := range files {
+				if strings.HasSuffix(f, "-manifest.json") || strings.HasSuffix(f, "-import.sql") {
+					listing.WriteString("== " + filepath.Base(f) + "\n" + strings.ReplaceAll(mustRead(t, f), dir, "DIR"))
+				}
+			}
+			golden(t, "csv-"+c.name+".txt", listing.String())
+		})
+	}
+}
+
+func TestCSVErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"csv", "sysbench", "--tables=1"}, "--dir"},
+		{[]string{"csv", "sysbench", "oltp_bogus", "--dir=" + t.TempDir()}, "unknown test"},
+		{[]string{"csv", "tpcc", "--warehouses=0", "--dir=" + t.TempDir()}, "--warehouses=0"},
+		{[]string{"csv", "tpcc", "--warehouses=1", "--shard=1/2", "--dir=" + t.TempDir()}, "--shard"},
+		{[]string{"csv", "sysbench", "--csv-file-size=big", "--dir=" + t.TempDir()}, "--csv-file-size=big"},
+	} {
+		r := inProcess(c.args...)
+		if r.code == 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want one line with %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+// --time takes seconds or a duration in every command; so does every
+// option of that kind.
+func TestTimeSpelling(t *testing.T) {
+	for _, spec := range bench.All() {
+		for _, c := range []struct {
+			arg  string
+			want time.Duration
+			got  func(*bench.RunOptions) time.Duration
+		}{
+			{"--time=10", 10 * time.Second, func(o *bench.RunOptions) time.Duration { return o.Time }},
+			{"--time=2.5", 2500 * time.Millisecond, func(o *bench.RunOptions) time.Duration { return o.Time }},
+			{"--time=5m", 5 * time.Minute, func(o *bench.RunOptions) time.Duration { return o.Time }},
+			{"--report-interval=1m", time.Minute, func(o *bench.RunOptions) time.Duration { return o.ReportInterval }},
+			{"--report-interval=3", 3 * time.Second, func(o *bench.RunOptions) time.Duration { return o.ReportInterval }},
+		} {
+			fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
+			p := newPipeline(spec, fs)
+			if err := fs.Parse([]string{c.arg, "--cooldown=7"}); err != nil {
+				t.Fatalf("%s %s: %v", spec.Name, c.arg, err)
+			}
+			if got := c.got(&p.ro); got != c.want {
+				t.Errorf("%s %s: %v, want %v", spec.Name, c.arg, got, c.want)
+			}
+			if p.f.lv.cooldown != 7*time.Second {
+				t.Errorf("%s --cooldown=7: %v", spec.Name, p.f.lv.cooldown)
+			}
+		}
+	}
+	if r := inProcess("tpcc", "run", "--time=soon"); r.code == 0 || !regexp.MustCompile(`--time.*seconds \(300\) or a duration \(5m\)`).MatchString(r.stderr) {
+		t.Errorf("bad --time: %q", r.stderr)
+	}
+	if r := inProcess("tpcc", "run", "--time=0"); r.code == 0 || !strings.Contains(r.stderr, "--time=0") {
+		t.Errorf("--time=0: %q", r.stderr)
+	}
+}

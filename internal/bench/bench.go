@@ -1,0 +1,160 @@
+// Package bench is the workload contract: what a benchmark (sysbench's OLTP
+// tests, TPC-C) gives the one prepare / run / check / cleanup / csv pipeline
+// that cmd drives, and the registry the commands are made from. A workload
+// is a package that calls Register; nothing else names it.
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"io"
+	"sort"
+
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+// Spec registers a workload: one command of oltpbench (`oltpbench NAME ...`)
+// and of `oltpbench csv NAME`.
+type Spec struct {
+	Name        string // the command, and how results name the workload (or its prefix)
+	Short, Long string
+	Use         string            // usage line after the command name
+	DefaultDB   string            // --mysql-db default
+	Threads     string            // --threads default
+	ThreadsHelp string            // --threads help
+	Aliases     map[string]string // option aliases (sysbench's deprecated names)
+	// Retry lists the server errors a run rolls back, counts and redoes by
+	// default (--mysql-ignore-errors); RetryHelp says what they are.
+	Retry     []string
+	RetryHelp string
+	// CSVFlags are the workload's options that `csv NAME --help` shows: those
+	// that shape the files.
+	CSVFlags []string
+	// Describe names one of the workload's results for reports: the title,
+	// the rank among the workload's tests and the report layout. ok is
+	// false for a name that is not this workload's.
+	Describe func(resultName string) (d Description, ok bool)
+	New      func() Workload
+}
+
+// Description is how reports present a workload's results.
+type Description struct {
+	Title string
+	Rank  int
+	// Compact: the markdown report is one table of throughput by version and
+	// threads (as TiDB's TPC-C reports), without latency tables per version.
+	Compact bool
+}
+
+// Workload is one benchmark bound to its options.
+type Workload interface {
+	// Flags declares the workload's own options on fs and binds the run
+	// options it offers to ro.
+	Flags(fs *pflag.FlagSet, ro *RunOptions)
+	// Setup validates the options once parsed. args are the positional
+	// arguments before the command (sysbench's test); s.Threads may be
+	// changed when --threads was not given.
+	Setup(s *Setup) error
+	// Name is how results name the workload: "tpcc", "sysbench/oltp_read_write".
+	Name() string
+	// Dataset is what prepare loads (and csv writes).
+	Dataset() workload.Dataset
+	// Sizes are the dataset figures a run records even when the data was
+	// loaded by another tool.
+	Sizes() map[string]string
+	Metric() result.Metric
+	Hooks() Hooks
+	NewRun(c RunConfig) (Run, error)
+}
+
+// Setup is what a workload sees of the command line once it is parsed.
+type Setup struct {
+	Command    string
+	Args       []string
+	Threads    int
+	ThreadsSet bool   // --threads was given
+	Seed       uint64 // the dataset's seed (--seed)
+}
+
+// Hooks are the optional steps a workload adds to the pipeline.
+type Hooks struct {
+	// Banner is printed first by prepare, prewarm, run and cleanup.
+	Banner func(w io.Writer)
+	// BeforeLoad is printed after the banner, before a load starts.
+	BeforeLoad func(w io.Writer)
+	// TableMessages: the loader prints a line per table and phase
+	// (sysbench's "Creating table 'sbtest1'...").
+	TableMessages bool
+	// Validate checks before a run or check that the dataset is on the server.
+	Validate func(ctx context.Context, db *sql.DB, schema string) error
+	// Check is the `check` command: consistency conditions, printed to w.
+	Check func(ctx context.Context, db *sql.DB, threads int, w io.Writer) error
+	// Prewarm is the `prewarm` command: reads the dataset into the server's caches.
+	Prewarm func(ctx context.Context, pool *conn.Pool, threads int, w io.Writer) error
+	// Dropping is printed before cleanup drops each table; without it
+	// cleanup prints one line at the end.
+	Dropping func(w io.Writer, table string)
+}
+
+// RunConfig is what a run is made from.
+type RunConfig struct {
+	Threads int
+	Seed    uint64            // the run's seed, never 0
+	Record  map[string]string // the dataset record found on the server (may be empty)
+	Options *RunOptions
+	Out     io.Writer // the text report
+}
+
+// Run makes the workers of one run and reports it as text.
+type Run interface {
+	Ops() []string // measured operations, in histogram order
+	NewWorker(dc driver.Conn, t *workload.Thread) (workload.Worker, error)
+	// Header is printed before the run starts.
+	Header()
+	runner.Reporter
+	// Final prints the end-of-run report and returns the workload's own
+	// figures for the result file (efficiency, tpmTotal).
+	Final(f *runner.Final) map[string]float64
+}
+
+// Tool names the client in banners and results ("oltpbench 1.2.3"); cmd sets it.
+var Tool = "oltpbench"
+
+var specs = map[string]Spec{}
+
+// Register adds a workload; it panics on a duplicate name (a programming error).
+func Register(s Spec) {
+	if _, dup := specs[s.Name]; dup {
+		panic("bench: workload " + s.Name + " registered twice")
+	}
+	specs[s.Name] = s
+}
+
+// All returns the registered workloads by name.
+func All() []Spec {
+	var out []Spec
+	for _, s := range specs {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Describe names a result's workload for reports; unknown names are their own title.
+func Describe(resultName string) Description {
+	for _, s := range All() {
+		if s.Describe == nil {
+			continue
+		}
+		if d, ok := s.Describe(resultName); ok {
+			return d
+		}
+	}
+	return Description{Title: resultName, Rank: 1 << 20}
+}

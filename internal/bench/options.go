@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// RunOptions shape the runner. A workload binds the ones it offers to its
+// flags (names and defaults are its own), so every command spells them the
+// same way: --time=300 and --time=5m alike.
+type RunOptions struct {
+	Time           time.Duration // 0: no limit
+	Events         int64
+	Rate           float64
+	Warmup         time.Duration
+	ReportInterval time.Duration
+	Checkpoints    []time.Duration
+	Grace          time.Duration // 0: the runner's default
+	Seed           int64         // the run's seed; 0: the current time
+}
+
+// Seconds is a duration flag that takes seconds (300, 0.5), as sysbench, or
+// a Go duration (5m, 1m30s); with Off, also "off" for none.
+type Seconds struct {
+	P   *time.Duration
+	Off bool // "off" is accepted (and shown) as 0
+}
+
+// ParseSeconds reads 300, 2.5 or 5m.
+func ParseSeconds(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if v < 0 {
+			return 0, fmt.Errorf("%q is negative", s)
+		}
+		return time.Duration(v * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not seconds (300) or a duration (5m)", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	return d, nil
+}
+
+func (v Seconds) Set(s string) error {
+	if v.Off && strings.EqualFold(strings.TrimSpace(s), "off") {
+		*v.P = 0
+		return nil
+	}
+	d, err := ParseSeconds(s)
+	if err != nil {
+		return err
+	}
+	*v.P = d
+	return nil
+}
+
+// String shows whole seconds as sysbench does ("10"), fractions as "0.5".
+func (v Seconds) String() string {
+	if v.P == nil {
+		return "0"
+	}
+	if v.Off && *v.P == 0 {
+		return "off"
+	}
+	return strconv.FormatFloat(v.P.Seconds(), 'f', -1, 64)
+}
+
+func (v Seconds) Type() string { return "seconds" }
+
+// SecondsVar registers a Seconds flag.
+func SecondsVar(fs *pflag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
+	*p = def
+	fs.Var(Seconds{P: p}, name, usage)
+}

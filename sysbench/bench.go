@@ -1,0 +1,294 @@
+package sysbench
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/oltpbench/oltpbench/internal/bench"
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+func init() {
+	bench.Register(bench.Spec{
+		Name:  "sysbench",
+		Use:   "<test> <prepare|prewarm|run|cleanup> [options]",
+		Short: "sysbench 1.0.20 OLTP tests, same options and output",
+		Long: "sysbench 1.0.20's OLTP tests with the same options, defaults and text output.\nTests: " +
+			strings.Join(Names(), ", ") + " (oltp_common for prepare and cleanup).",
+		DefaultDB:   "sbtest",
+		Threads:     "1",
+		ThreadsHelp: "number of threads to use; a list (150,300,600) runs a sweep; a range (8-1024) with --p95-slo searches",
+		Aliases:     map[string]string{"num-threads": "threads", "max-requests": "events", "max-time": "time", "tx-rate": "rate"},
+		Retry:       []string{"1213", "1020", "1205"},
+		RetryHelp:   "errors to ignore (roll back, retry the event, count), or all",
+		CSVFlags: []string{"tables", "table-size", "auto-inc", "secondary", "create-secondary",
+			"create-table-options", "mysql-storage-engine", "rand-type", "rand-spec-iter", "rand-spec-pct", "rand-spec-res",
+			"rand-pareto-h", "rand-zipfian-exp"},
+		Describe: describe,
+		New:      func() bench.Workload { return &suite{} },
+	})
+}
+
+// titles name the tests as the TiDB benchmark reports do; order is theirs.
+var titles = map[string]string{
+	"oltp_point_select": "Point Select", "oltp_read_only": "Read Only", "oltp_read_write": "Read Write",
+	"oltp_write_only": "Write Only", "oltp_update_index": "Update Index", "oltp_update_non_index": "Update Non-Index",
+	"oltp_insert": "Insert", "oltp_delete": "Delete", "select_random_points": "Select Random Points",
+	"select_random_ranges": "Select Random Ranges", "bulk_insert": "Bulk Insert",
+}
+
+var reportOrder = []string{"oltp_point_select", "oltp_update_non_index", "oltp_update_index", "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_insert"}
+
+func describe(name string) (bench.Description, bool) {
+	test, ok := strings.CutPrefix(name, "sysbench/")
+	if !ok {
+		return bench.Description{}, false
+	}
+	d := bench.Description{Title: name, Rank: 99}
+	if t, ok := titles[test]; ok {
+		d.Title = t
+	}
+	for i, x := range reportOrder {
+		if x == test {
+			d.Rank = i
+		}
+	}
+	return d, true
+}
+
+// suite is the sysbench workload: one test bound to its options.
+type suite struct {
+	test *Test
+	o    Options
+	dist *workload.Dist
+	ro   *bench.RunOptions
+
+	psMode, dbDriver string
+	randType         string
+	randSpecIter     int
+	randSpecPct      float64
+	randSpecRes      float64
+	randParetoH      float64
+	randZipfExp      float64
+
+	percentile  float64
+	percentiles []string
+	pcts        []float64
+	histogram   bool
+	checkpoints []string
+}
+
+// compatOptions parse so that sysbench command lines run; they change nothing here.
+var compatOptions = []string{"verbosity", "thread-stack-size", "debug", "validate", "db-debug", "mysql-debug",
+	"mysql-dry-run", "mysql-compression", "pgsql-variant", "thread-init-timeout"}
+
+func (s *suite) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
+	s.ro = ro
+	s.o = Defaults()
+	for _, o := range Decl(&s.o) {
+		name := strings.ReplaceAll(o.Name, "_", "-")
+		switch o.Kind {
+		case OptBool:
+			options.AddBool(fs, o.Bool, name, *o.Bool, o.Help)
+		case OptInt:
+			if o.Int != nil {
+				fs.Var(options.Int64{P: o.Int}, name, o.Help)
+			} else {
+				fs.Var(options.Int{P: o.IntP}, name, o.Help)
+			}
+		case OptString:
+			fs.StringVar(o.String, name, *o.String, o.Help)
+		}
+	}
+	fs.Int64Var(&ro.Events, "events", 0, "limit for total number of events (0: none)")
+	bench.SecondsVar(fs, &ro.Time, "time", 10*time.Second, "limit for total execution time in seconds, or a duration like 5m (0: none)")
+	fs.Float64Var(&ro.Rate, "rate", 0, "average transactions rate; 0 for unlimited (open loop: latency from the scheduled start)")
+	bench.SecondsVar(fs, &ro.ReportInterval, "report-interval", 0, "report intermediate statistics every N seconds (0: off)")
+	options.AddList(fs, &s.checkpoints, "report-checkpoints", nil, "dump full statistics and reset counters at these times (seconds)")
+	bench.SecondsVar(fs, &ro.Warmup, "warmup-time", 0, "run this many seconds before measuring")
+	fs.Float64Var(&s.percentile, "percentile", 95, "percentile for latency statistics (1-100; 0 disables)")
+	options.AddList(fs, &s.percentiles, "percentiles", nil, "extra percentiles for the final report, e.g. 50,95,99,99.9")
+	options.AddBool(fs, &s.histogram, "histogram", false, "print latency histogram in report")
+	fs.Var(bench.Seconds{P: &ro.Grace, Off: true}, "forced-shutdown", "seconds to wait after --time before stopping anyway, or off")
+	fs.StringVar(&s.randType, "rand-type", "special", "random numbers distribution {uniform,gaussian,special,pareto,zipfian}")
+	fs.Int64Var(&ro.Seed, "rand-seed", 0, "seed for the run's random numbers; 0 uses the current time")
+	fs.IntVar(&s.randSpecIter, "rand-spec-iter", 12, "number of iterations used for numbers generation")
+	fs.Float64Var(&s.randSpecPct, "rand-spec-pct", 1, "percentage of values to be treated as 'special' (special distribution)")
+	fs.Float64Var(&s.randSpecRes, "rand-spec-res", 75, "percentage of 'special' values to use (special distribution)")
+	fs.Float64Var(&s.randParetoH, "rand-pareto-h", 0.2, "parameter h for pareto distribution")
+	fs.Float64Var(&s.randZipfExp, "rand-zipfian-exp", 0.8, "shape parameter (exponent, theta) for the zipfian distribution")
+	fs.StringVar(&s.psMode, "db-ps-mode", "auto", "prepared statements usage mode {auto, disable}")
+	fs.StringVar(&s.dbDriver, "db-driver", "mysql", "database driver (mysql)")
+	for _, n := range compatOptions {
+		fs.String(n, "", "accepted so that sysbench command lines parse; no effect in oltpbench")
+		fs.Lookup(n).NoOptDefVal = "on"
+	}
+}
+
+func (s *suite) Setup(st *bench.Setup) error {
+	name := "oltp_common"
+	switch {
+	case len(st.Args) == 1:
+		name = st.Args[0]
+	case len(st.Args) > 1 || st.Command != "csv":
+		return fmt.Errorf("expected <test> <command>, got %q: e.g. oltpbench sysbench oltp_read_write run", strings.Join(append(st.Args, st.Command), " "))
+	}
+	command := st.Command
+	if command == "csv" {
+		command = "prepare"
+	}
+	t, err := Lookup(name, command)
+	if err != nil {
+		return err
+	}
+	s.test = t
+	if s.dbDriver != "mysql" {
+		return fmt.Errorf("--db-driver=%s is not supported: oltpbench speaks the MySQL protocol (use mysql)", s.dbDriver)
+	}
+	switch s.psMode {
+	case "auto":
+		s.o.PreparedStmts = true
+	case "disable":
+		s.o.PreparedStmts = false
+	default:
+		return fmt.Errorf("invalid --db-ps-mode=%s: use auto or disable", s.psMode)
+	}
+	s.o.Threads = st.Threads
+	if err := t.Validate(&s.o, command); err != nil {
+		return err
+	}
+	if s.dist, err = workload.NewDist(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp); err != nil {
+		return err
+	}
+	if command != "run" {
+		return nil
+	}
+	if s.percentile < 0 || s.percentile > 100 {
+		return fmt.Errorf("invalid --percentile=%g: must be in [0, 100]", s.percentile)
+	}
+	s.pcts = nil
+	for _, p := range s.percentiles {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || v <= 0 || v > 100 {
+			return fmt.Errorf("invalid --percentiles item %q: numbers in (0, 100], e.g. 50,95,99,99.9", p)
+		}
+		s.pcts = append(s.pcts, v)
+	}
+	s.ro.Checkpoints = nil
+	for _, c := range s.checkpoints {
+		v, err := strconv.ParseFloat(c, 64)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("invalid --report-checkpoints item %q: seconds, e.g. 10,20", c)
+		}
+		s.ro.Checkpoints = append(s.ro.Checkpoints, time.Duration(v*float64(time.Second)))
+	}
+	sort.Slice(s.ro.Checkpoints, func(i, j int) bool { return s.ro.Checkpoints[i] < s.ro.Checkpoints[j] })
+	if s.ro.Events < 0 || s.ro.Rate < 0 {
+		return errors.New("--events and --rate must not be negative")
+	}
+	if s.ro.Time == 0 && s.ro.Events == 0 {
+		return errors.New("--time=0 and --events=0 would run forever: set one of them")
+	}
+	return nil
+}
+
+func (s *suite) Name() string { return "sysbench/" + s.test.Name }
+
+func (s *suite) Dataset() workload.Dataset {
+	return workload.Dataset{Workload: "sysbench", Tables: s.test.Tables(&s.o, s.dist), Meta: map[string]string{
+		"tables": strconv.Itoa(s.o.Tables), "table_size": strconv.FormatInt(s.o.TableSize, 10), "rand_type": s.randType,
+		"auto_inc": strconv.FormatBool(s.o.AutoInc), "secondary": strconv.FormatBool(s.o.Secondary),
+		"create_secondary": strconv.FormatBool(s.o.CreateSecondary), "storage_engine": s.o.StorageEngine}}
+}
+
+func (s *suite) Sizes() map[string]string {
+	return map[string]string{"tables": strconv.Itoa(s.o.Tables), "table_size": strconv.FormatInt(s.o.TableSize, 10)}
+}
+
+// Metric: sysbench reports queries per second; latency is the event's.
+func (s *suite) Metric() result.Metric { return result.QPS }
+
+func (s *suite) Hooks() bench.Hooks {
+	return bench.Hooks{
+		Banner:        func(w io.Writer) { PrintBanner(w, bench.Tool) },
+		BeforeLoad:    func(w io.Writer) { fmt.Fprintf(w, "Initializing worker threads...\n\n") },
+		TableMessages: true,
+		Validate: func(ctx context.Context, db *sql.DB, schema string) error {
+			return s.test.Check(ctx, db, schema, &s.o)
+		},
+		Prewarm: s.prewarm,
+		Dropping: func(w io.Writer, table string) {
+			if strings.HasPrefix(table, "sbtest") {
+				fmt.Fprintf(w, "Dropping table '%s'...\n", table)
+			}
+		},
+	}
+}
+
+// prewarm reads every table into the server's caches, as sysbench's prewarm.
+func (s *suite) prewarm(ctx context.Context, pool *conn.Pool, threads int, out io.Writer) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(threads)
+	for i := 1; i <= s.o.Tables; i++ {
+		fmt.Fprintf(out, "Prewarming table %s\n", TableName(i))
+		g.Go(func() error {
+			c, err := pool.Conn(gctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			for _, q := range append([]string{"SET tmp_table_size=2*1024*1024*1024", "SET max_heap_table_size=2*1024*1024*1024",
+				"ANALYZE TABLE " + TableName(i)}, PrewarmSQL(&s.o, i)...) {
+				rows, err := c.QueryContext(gctx, q)
+				if err != nil {
+					return fmt.Errorf("prewarm %s: %v", TableName(i), err)
+				}
+				for rows.Next() {
+				}
+				rows.Close()
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+func (s *suite) NewRun(c bench.RunConfig) (bench.Run, error) {
+	o := s.o
+	o.Threads = c.Threads
+	r := s.test.NewRun(o, s.dist, c.Seed)
+	return &suiteRun{Run: r, s: s, c: c, rep: &Report{W: c.Out, Percentile: s.percentile, Percentiles: s.pcts,
+		Histogram: s.histogram, Rate: c.Options.Rate > 0}}, nil
+}
+
+// suiteRun reports a Run in sysbench's format.
+type suiteRun struct {
+	*Run
+	s   *suite
+	c   bench.RunConfig
+	rep *Report
+}
+
+func (r *suiteRun) Header() {
+	ro := r.c.Options
+	PrintHeader(r.c.Out, Header{Tool: bench.Tool, Threads: r.c.Threads, Rate: ro.Rate, ReportInterval: ro.ReportInterval,
+		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup})
+}
+
+func (r *suiteRun) Interval(iv runner.Interval)              { r.rep.Interval(iv) }
+func (r *suiteRun) Checkpoint(f runner.Final)                { r.rep.Checkpoint(f) }
+func (r *suiteRun) Final(f *runner.Final) map[string]float64 { r.rep.Final(f); return nil }

@@ -1,0 +1,201 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/bench"
+	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+// RetryErrors are retried with the same inputs: deadlock, lock wait timeout,
+// and TiDB's write conflict, lock-not-found and schema-changed errors.
+var RetryErrors = []string{"1213", "1205", "9007", "8002", "8022"}
+
+func init() {
+	bench.Register(bench.Spec{
+		Name:        "tpcc",
+		Use:         "<prepare|run|check|cleanup> [options]",
+		Short:       "TPC-C: spec-faithful load, run, consistency checks",
+		DefaultDB:   "tpcc",
+		Threads:     "16",
+		ThreadsHelp: "threads (terminals with --wait; default 10 per warehouse there); a list runs a sweep; a range with --p95-slo searches",
+		Aliases:     map[string]string{"db": "mysql-db", "T": "threads"},
+		Retry:       RetryErrors,
+		RetryHelp: "errors on which a transaction is rolled back and redone with the same inputs, or all; the default is " +
+			"deadlock (1213), lock wait timeout (1205) and TiDB's write conflicts (9007, 8002, 8022)",
+		CSVFlags: []string{"warehouses", "partitions"},
+		Describe: func(name string) (bench.Description, bool) {
+			return bench.Description{Title: "TPC-C", Rank: 99, Compact: true}, name == "tpcc"
+		},
+		New: func() bench.Workload { return &workloadTPCC{} },
+	})
+}
+
+type workloadTPCC struct {
+	ro         *bench.RunOptions
+	seed       uint64
+	warehouses int64
+	partitions int
+	wait       bool
+	weights    string
+	checks     string
+	deck       [numTx]int
+	which      []int
+}
+
+func (w *workloadTPCC) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
+	w.ro = ro
+	fs.Int64Var(&w.warehouses, "warehouses", 10, "number of warehouses")
+	bench.SecondsVar(fs, &ro.Time, "time", 60*time.Second, "measured run time: seconds, or a duration like 10m")
+	bench.SecondsVar(fs, &ro.Warmup, "ramp", 0, "warm-up before measuring, excluded from results (seconds or a duration)")
+	bench.SecondsVar(fs, &ro.ReportInterval, "report-interval", 10*time.Second, "interval of the per-type lines (0: none)")
+	fs.IntVar(&w.partitions, "partitions", 0, "hash-partition the warehouse-keyed tables by warehouse into N partitions")
+	options.AddBool(fs, &w.wait, "wait", false, "keying and think times, 10 terminals per warehouse (the spec's mode)")
+	fs.StringVar(&w.weights, "weights", "45,43,4,4,4", "deck of new_order,payment,order_status,delivery,stock_level")
+	fs.StringVar(&w.checks, "checks", "", "check: conditions to run, e.g. 1-4,12 or all (default: all but 11)")
+	fs.Int64Var(&ro.Seed, "rand-seed", 0, "seed of the run's inputs; 0 uses the current time")
+}
+
+func (w *workloadTPCC) Setup(s *bench.Setup) error {
+	if len(s.Args) != 0 {
+		return fmt.Errorf("expected one command: prepare, run, check or cleanup, got %q", strings.Join(append(s.Args, s.Command), " "))
+	}
+	if w.warehouses < 1 {
+		return fmt.Errorf("invalid --warehouses=%d: at least 1", w.warehouses)
+	}
+	w.seed = s.Seed
+	if w.wait && !s.ThreadsSet {
+		s.Threads = int(10 * w.warehouses)
+	}
+	switch s.Command {
+	case "run":
+		var err error
+		if w.deck, err = ParseWeights(w.weights); err != nil {
+			return err
+		}
+		if w.ro.Time <= 0 {
+			return fmt.Errorf("invalid --time=0: seconds or a duration like 60s or 10m")
+		}
+	case "check":
+		var err error
+		if w.which, err = ParseChecks(w.checks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *workloadTPCC) Name() string { return "tpcc" }
+
+func (w *workloadTPCC) Dataset() workload.Dataset {
+	c := Constants(w.seed)
+	return workload.Dataset{Workload: "tpcc", Tables: Tables(w.warehouses, w.seed, w.partitions), Meta: map[string]string{
+		"warehouses": strconv.FormatInt(w.warehouses, 10), "partitions": strconv.Itoa(w.partitions),
+		"c_last_load": strconv.FormatInt(c.Last, 10), "c_last_run": strconv.FormatInt(c.LastRun, 10),
+		"c_id": strconv.FormatInt(c.ID, 10), "ol_i_id": strconv.FormatInt(c.Item, 10)}}
+}
+
+func (w *workloadTPCC) Sizes() map[string]string {
+	return map[string]string{"warehouses": strconv.FormatInt(w.warehouses, 10)}
+}
+
+// Metric is tpmC: New-Orders per minute; reports show New-Order's latency.
+func (w *workloadTPCC) Metric() result.Metric {
+	return result.Metric{Name: "tpmC", Unit: "new_order transactions per minute", Ops: []string{TxNames[NewOrder]},
+		PerSeconds: 60, LatencyOp: TxNames[NewOrder]}
+}
+
+func (w *workloadTPCC) Hooks() bench.Hooks {
+	return bench.Hooks{Validate: w.validate, Check: w.check}
+}
+
+// validate finds the tables and the warehouse count of the data.
+func (w *workloadTPCC) validate(ctx context.Context, db *sql.DB, schema string) error {
+	var missing []string
+	for _, t := range TableNames {
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", schema, t).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("table(s) %s missing in database %q: run oltpbench tpcc prepare first", strings.Join(missing, ", "), schema)
+	}
+	var have int64
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM warehouse").Scan(&have); err != nil {
+		return err
+	}
+	if have != w.warehouses {
+		return fmt.Errorf("the dataset in %q has %d warehouses, not --warehouses=%d: use --warehouses=%d", schema, have, w.warehouses, have)
+	}
+	return nil
+}
+
+// check runs the consistency conditions and prints one line each.
+func (w *workloadTPCC) check(ctx context.Context, db *sql.DB, threads int, out io.Writer) error {
+	results, err := Check(ctx, db, w.warehouses, w.which, threads)
+	failed := 0
+	for _, r := range results {
+		v := "PASS"
+		if !r.Pass {
+			v, failed = "FAIL", failed+1
+		}
+		fmt.Fprintf(out, "condition %2d %-58s %s  %.2fs\n", r.N, r.Desc, v, r.Elapsed.Seconds())
+		for _, l := range r.Failures {
+			fmt.Fprintf(out, "    %s\n", l)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d consistency condition(s) failed", failed)
+	}
+	return nil
+}
+
+func (w *workloadTPCC) NewRun(c bench.RunConfig) (bench.Run, error) {
+	seed := w.seed
+	if s, ok := c.Record["seed"]; ok {
+		// The run's C_LAST constant must differ from the load's by the delta rule.
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	r := NewRun(Config{Warehouses: w.warehouses, Threads: c.Threads, Seed: seed, RunSeed: c.Seed, Weights: w.deck, Wait: w.wait})
+	return &tpccRun{Run: r, rep: &Report{W: c.Out, Run: r}, c: c, w: w}, nil
+}
+
+type tpccRun struct {
+	*Run
+	rep *Report
+	c   bench.RunConfig
+	w   *workloadTPCC
+}
+
+func (r *tpccRun) Ops() []string { return TxNames }
+
+func (r *tpccRun) Header() {
+	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v\n", bench.Tool,
+		r.w.warehouses, r.c.Threads, r.c.Options.Time, r.c.Options.Warmup, r.w.wait)
+}
+
+func (r *tpccRun) Interval(iv runner.Interval) { r.rep.Interval(iv) }
+func (r *tpccRun) Checkpoint(f runner.Final)   { r.rep.Checkpoint(f) }
+
+func (r *tpccRun) Final(f *runner.Final) map[string]float64 {
+	s := r.rep.Final(f, r.w.warehouses)
+	return map[string]float64{"tpmTotal": s.TpmTotal, "efficiency": s.Efficiency}
+}
