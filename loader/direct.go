@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"hash"
 	"os"
 	"syscall"
 	"unsafe"
@@ -12,20 +11,18 @@ const directBlock = 1 << 20
 
 // fileWriter writes a data file in aligned blocks with O_DIRECT, which skips
 // the copy into the page cache (most of the kernel's share of generating
-// files), and hashes what it writes. Where the file system refuses O_DIRECT
+// files). Where the file system refuses O_DIRECT
 // (tmpfs), it writes normally. The unaligned tail goes after O_DIRECT is
 // switched off.
 type fileWriter struct {
 	f      *os.File
-	h      hash.Hash
 	buf    []byte // aligned, directBlock long
 	n      int
 	direct bool
-	size   int64
 }
 
-func newFileWriter(f *os.File, h hash.Hash) *fileWriter {
-	w := &fileWriter{f: f, h: h, buf: alignedBlock()}
+func newFileWriter(f *os.File) *fileWriter {
+	w := &fileWriter{f: f, buf: alignedBlock()}
 	fd := int(f.Fd())
 	flags, err := fcntl(fd, syscall.F_GETFL, 0)
 	if err == nil {
@@ -54,7 +51,6 @@ func fcntl(fd, cmd, arg int) (int, error) {
 }
 
 func (w *fileWriter) Write(p []byte) (int, error) {
-	w.h.Write(p)
 	total := len(p)
 	for len(p) > 0 {
 		c := copy(w.buf[w.n:], p)
@@ -64,7 +60,6 @@ func (w *fileWriter) Write(p []byte) (int, error) {
 			if _, err := w.f.Write(w.buf); err != nil {
 				return total - len(p), err
 			}
-			w.size += int64(w.n)
 			w.n = 0
 		}
 	}
@@ -84,7 +79,6 @@ func (w *fileWriter) Close() error {
 			w.f.Close()
 			return err
 		}
-		w.size += int64(w.n)
 		w.n = 0
 	}
 	if err := w.f.Sync(); err != nil {

@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,7 +35,7 @@ type Manifest struct {
 	Seed     uint64            `json:"seed"`
 	Meta     map[string]string `json:"meta,omitempty"`
 	Tables   []ManifestTable   `json:"tables"`
-	dir      string
+	store    Store
 }
 
 // ManifestTable is one table's schema file and data files.
@@ -83,8 +81,9 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	if o.Dir == "" {
-		return nil, errors.New("no output folder: set --dir")
+	st, err := OpenStore(o.Dir)
+	if err != nil {
+		return nil, err
 	}
 	if db == "" {
 		return nil, errors.New("no database name for the files: set --mysql-db")
@@ -92,16 +91,16 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 	if o.Shards > 0 {
 		return nil, errors.New("--shard splits a load into a server; CSV files are the same bytes on every machine: write them once, or use --load-mode=import --shard=i/n on each machine")
 	}
-	if err := checkWritable(o.Dir); err != nil {
+	if err := st.Check(); err != nil {
 		return nil, err
 	}
-	m := &Manifest{Format: ManifestFormat, DB: db, Workload: ds.Workload, Seed: o.Seed, Meta: ds.Meta, dir: o.Dir}
-	done, err := readProgress(o.Dir, db)
+	m := &Manifest{Format: ManifestFormat, DB: db, Workload: ds.Workload, Seed: o.Seed, Meta: ds.Meta, store: st}
+	done, err := readProgress(st, db)
 	if err != nil {
 		return nil, err
 	}
 	if !o.Resume {
-		if len(done) > 0 || exists(filepath.Join(o.Dir, manifestFile(db))) {
+		if len(done) > 0 || st.Size(manifestFile(db)) >= 0 {
 			return nil, fmt.Errorf("%s already holds files of database %q: use --resume to finish them, another --dir, or remove them", o.Dir, db)
 		}
 	}
@@ -120,14 +119,14 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %v", t.Name, err)
 		}
-		if err := writeFileAtomic(filepath.Join(o.Dir, schemaFile(db, t.Name)), []byte(split.Combined+";\n")); err != nil {
+		if err := writeObject(st, schemaFile(db, t.Name), []byte(split.Combined+";\n")); err != nil {
 			return nil, err
 		}
 		mt := ManifestTable{Name: t.Name, Columns: t.Columns, Rows: t.Rows, KeyColumn: t.KeyColumn, SchemaFile: schemaFile(db, t.Name)}
 		mt.ChunksPerFile = chunksPerFile(t, o)
 		m.Tables = append(m.Tables, mt)
 	}
-	if err := writeFileAtomic(filepath.Join(o.Dir, schemaCreateFile(db)), []byte("CREATE DATABASE IF NOT EXISTS "+quoteIdent(db)+";\n")); err != nil {
+	if err := writeObject(st, schemaCreateFile(db), []byte("CREATE DATABASE IF NOT EXISTS "+quoteIdent(db)+";\n")); err != nil {
 		return nil, err
 	}
 	for i := range ds.Tables {
@@ -137,11 +136,11 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 			first, _ := t.ChunkRange(c0)
 			lf, ln := t.ChunkRange(c1 - 1)
 			f := ManifestFile{Name: dataFile(db, t.Name, n), Unit: n, FirstRow: first, Rows: lf + ln - first, table: t.Name}
-			est := estimate(t, f.Rows)
+			est := t.EstimatedRowsOf(f.Rows)
 			if t.KeyOf != nil {
 				f.FirstKey, f.LastKey = t.KeyOf(first), t.KeyOf(lf+ln-1)
 			}
-			if d, ok := done[f.Name]; ok && fileSize(filepath.Join(o.Dir, f.Name)) == d.Bytes {
+			if d, ok := done[f.Name]; ok && st.Size(f.Name) == d.Bytes {
 				mt.Files = append(mt.Files, d)
 				continue
 			}
@@ -149,9 +148,9 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 			total += est
 		}
 	}
-	plog, err := os.OpenFile(filepath.Join(o.Dir, progressFile(db)), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	plog, err := st.Append(progressFile(db))
 	if err != nil {
-		return nil, fmt.Errorf("cannot write in %s: %v", o.Dir, errors.Unwrap(err))
+		return nil, err
 	}
 	defer plog.Close()
 	var mu sync.Mutex
@@ -164,7 +163,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 		}
 		g.Go(func() error {
 			f := jb.f
-			if err := writeDataFile(gctx, o.Dir, jb.t, &f, jb.c0, jb.c1, o.Seed, meter); err != nil {
+			if err := writeDataFile(gctx, st, jb.t, &f, jb.c0, jb.c1, o.Seed, meter); err != nil {
 				return err
 			}
 			line, _ := json.Marshal(f)
@@ -190,10 +189,10 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 		sort.Slice(m.Tables[i].Files, func(a, b int) bool { return m.Tables[i].Files[a].Unit < m.Tables[i].Files[b].Unit })
 	}
 	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := writeFileAtomic(filepath.Join(o.Dir, manifestFile(db)), append(b, '\n')); err != nil {
+	if err := writeObject(st, manifestFile(db), append(b, '\n')); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(o.Dir, importFile(db)), []byte(ImportSQL(m, absDir(o.Dir), o.Threads))); err != nil {
+	if err := writeObject(st, importFile(db), []byte(ImportSQL(m, st.Location(), o.Threads))); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -206,40 +205,40 @@ func chunksPerFile(t *workload.Table, o Options) int64 {
 		return 1
 	}
 	first, n := t.ChunkRange(0)
-	cw := &countingWriter{}
+	var size int64
 	enc := csvgen.NewEncoder(64 << 10)
 	enc.OnRow = func(e *csvgen.Encoder) error {
-		cw.n += int64(len(e.Buf))
+		size += int64(len(e.Buf))
 		e.Buf = e.Buf[:0]
 		return nil
 	}
-	if err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), 0), first, n, enc); err != nil || cw.n == 0 {
+	if err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), 0), first, n, enc); err != nil || size == 0 {
 		return 1
 	}
-	return max(1, o.FileSize/cw.n)
+	return max(1, o.FileSize/size)
 }
 
-func writeDataFile(ctx context.Context, dir string, t *workload.Table, f *ManifestFile, c0, c1 int64, seed uint64, meter *meter) (err error) {
-	final := filepath.Join(dir, f.Name)
-	tmp, err := os.CreateTemp(dir, "."+f.Name+".tmp-*")
+// writeDataFile writes one data file and fills in its size and SHA-256,
+// hashed as it is written.
+func writeDataFile(ctx context.Context, st Store, t *workload.Table, f *ManifestFile, c0, c1 int64, seed uint64, meter *meter) (err error) {
+	obj, err := st.Create(f.Name)
 	if err != nil {
-		return fmt.Errorf("cannot write in %s: %v", dir, errors.Unwrap(err))
+		return err
 	}
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			obj.Abort()
 		}
 	}()
 	h := sha256.New()
-	fw := newFileWriter(tmp, h)
+	out := io.MultiWriter(h, obj)
 	var size int64
 	enc := csvgen.NewEncoder(256 << 10)
 	enc.OnRow = func(e *csvgen.Encoder) error {
 		if len(e.Buf) < 128<<10 {
 			return nil
 		}
-		return flushEnc(e, fw, &size, meter)
+		return flushEnc(e, out, &size, meter)
 	}
 	// A header row: Lightning reads it by default (header = true); IMPORT INTO
 	// and LOAD DATA skip it (SKIP_ROWS=1, IGNORE 1 LINES).
@@ -257,19 +256,16 @@ func writeDataFile(ctx context.Context, dir string, t *workload.Table, f *Manife
 		first, n := t.ChunkRange(c)
 		before := enc.Rows
 		if err := t.Gen(workload.NewRand(seed, hashName(t.Name), uint64(c)), first, n, enc); err != nil {
-			return describeWrite(final, err)
+			return describeWrite(f.Name, err)
 		}
 		meter.add(enc.Rows-before, 0)
 	}
 	f.Rows = enc.Rows // rows written (order lines per order vary)
-	if err := flushEnc(enc, fw, &size, meter); err != nil {
-		return describeWrite(final, err)
+	if err := flushEnc(enc, out, &size, meter); err != nil {
+		return describeWrite(f.Name, err)
 	}
-	if err := fw.Close(); err != nil {
-		return describeWrite(final, err)
-	}
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		return describeWrite(final, err)
+	if err := obj.Commit(); err != nil {
+		return describeWrite(f.Name, err)
 	}
 	f.Bytes, f.SHA256 = size, hex.EncodeToString(h.Sum(nil))
 	return nil
@@ -290,37 +286,24 @@ func describeWrite(path string, err error) error {
 	return fmt.Errorf("writing %s: %v", path, err)
 }
 
-func checkWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create --dir %s: %v; choose a writable folder", dir, errors.Unwrap(err))
-	}
-	f, err := os.CreateTemp(dir, ".oltpbench-probe-*")
+// writeObject stores a small file whole.
+func writeObject(st Store, name string, b []byte) error {
+	obj, err := st.Create(name)
 	if err != nil {
-		return fmt.Errorf("cannot write in --dir %s: %v; choose a writable folder", dir, errors.Unwrap(err))
+		return err
 	}
-	f.Close()
-	return os.Remove(f.Name())
+	if _, err := obj.Write(b); err != nil {
+		obj.Abort()
+		return describeWrite(name, err)
+	}
+	if err := obj.Commit(); err != nil {
+		return describeWrite(name, err)
+	}
+	return nil
 }
 
-func writeFileAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write in %s: %v", filepath.Dir(path), errors.Unwrap(err))
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return describeWrite(path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return describeWrite(path, err)
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func readProgress(dir, db string) (map[string]ManifestFile, error) {
-	b, err := os.ReadFile(filepath.Join(dir, progressFile(db)))
+func readProgress(st Store, db string) (map[string]ManifestFile, error) {
+	b, err := st.ReadFile(progressFile(db))
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]ManifestFile{}, nil
 	}
@@ -336,23 +319,6 @@ func readProgress(dir, db string) (map[string]ManifestFile, error) {
 		m[f.Name] = f
 	}
 	return m, nil
-}
-
-func exists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-func fileSize(p string) int64 {
-	st, err := os.Stat(p)
-	if err != nil {
-		return -1
-	}
-	return st.Size()
-}
-
-func absDir(d string) string {
-	if a, err := filepath.Abs(d); err == nil {
-		return a
-	}
-	return d
 }
 
 // ImportSQL returns one IMPORT INTO per table, every option spelled out (TiDB
@@ -378,27 +344,27 @@ func ImportSQL(m *Manifest, location string, threads int) string {
 	return b.String()
 }
 
-// ReadManifest loads dir's manifest for db ("" when the folder holds one).
-func ReadManifest(dir, db string) (*Manifest, error) {
+// ReadManifest loads the store's manifest for db ("" when it holds one).
+func ReadManifest(st Store, db string) (*Manifest, error) {
 	name := ""
 	if db != "" {
-		name = filepath.Join(dir, manifestFile(db))
+		name = manifestFile(db)
 	} else {
-		ms, _ := filepath.Glob(filepath.Join(dir, "*-manifest.json"))
+		ms, _ := st.List("-manifest.json")
 		switch len(ms) {
 		case 0:
-			return nil, fmt.Errorf("no *-manifest.json in %s: make the files with oltpbench csv (or --load-mode=csv) first", dir)
+			return nil, fmt.Errorf("no *-manifest.json in %s: make the files with oltpbench csv (or --load-mode=csv) first", st.Location())
 		case 1:
 			name = ms[0]
 		default:
-			return nil, fmt.Errorf("%s holds manifests of several databases: name one with --mysql-db", dir)
+			return nil, fmt.Errorf("%s holds manifests of several databases: name one with --mysql-db", st.Location())
 		}
 	}
-	b, err := os.ReadFile(name)
+	b, err := st.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the manifest: %v", err)
 	}
-	m := &Manifest{dir: dir}
+	m := &Manifest{store: st}
 	if err := json.Unmarshal(b, m); err != nil || m.Format != ManifestFormat {
 		return nil, fmt.Errorf("%s is not an oltpbench %s manifest", name, ManifestFormat)
 	}
@@ -412,7 +378,11 @@ func ImportDir(ctx context.Context, co conn.Options, dir string, o Options) (*Re
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	m, err := ReadManifest(dir, co.DB)
+	st, err := OpenStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ReadManifest(st, co.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -424,6 +394,7 @@ func ImportDir(ctx context.Context, co conn.Options, dir string, o Options) (*Re
 }
 
 func importManifest(ctx context.Context, co conn.Options, m *Manifest, o Options) (*Report, error) {
+	o.store = m.store
 	pool, srv, err := connect(ctx, co, o.Threads)
 	if err != nil {
 		return nil, err
@@ -433,14 +404,14 @@ func importManifest(ctx context.Context, co conn.Options, m *Manifest, o Options
 	var units [][]unit
 	var kinds []string
 	for ti, mt := range m.Tables {
-		ddl, err := os.ReadFile(filepath.Join(m.dir, mt.SchemaFile))
+		ddl, err := m.store.ReadFile(mt.SchemaFile)
 		if err != nil {
 			return nil, fmt.Errorf("schema of %s: %v", mt.Name, err)
 		}
 		ds.Tables = append(ds.Tables, workload.Table{Name: mt.Name, DDL: string(ddl), Columns: mt.Columns, Rows: mt.Rows, KeyColumn: mt.KeyColumn})
 		var us []unit
 		for _, f := range mt.Files {
-			us = append(us, unit{ti: ti, idx: f.Unit, first: f.FirstRow, n: f.Rows, file: filepath.Join(m.dir, f.Name), sha256: f.SHA256,
+			us = append(us, unit{ti: ti, idx: f.Unit, first: f.FirstRow, n: f.Rows, file: f.Name, sha256: f.SHA256,
 				lo: f.FirstKey, hi: f.LastKey, keyed: mt.KeyColumn != ""})
 		}
 		units = append(units, us)
@@ -469,13 +440,13 @@ func importTiDB(ctx context.Context, pool *conn.Pool, m *Manifest, ds Dataset, o
 	}
 	rep.Create = time.Since(start)
 	t0 := time.Now()
-	for _, q := range strings.Split(ImportSQL(m, absDir(m.dir), o.Threads), "\n") {
+	for _, q := range strings.Split(ImportSQL(m, m.store.Location(), o.Threads), "\n") {
 		if !strings.HasPrefix(q, "IMPORT INTO") {
 			continue
 		}
 		rows, err := db.QueryContext(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("IMPORT INTO failed: %v (the files must be on the TiDB node at %s, or use S3)", err, absDir(m.dir))
+			return nil, fmt.Errorf("IMPORT INTO failed: %v (the files must be on the TiDB node at %s, or use S3)", err, m.store.Location())
 		}
 		for rows.Next() {
 		}
@@ -489,10 +460,6 @@ func importTiDB(ctx context.Context, pool *conn.Pool, m *Manifest, ds Dataset, o
 	return rep, nil
 }
 
-type countingWriter struct{ n int64 }
-
-func (c *countingWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); return len(b), nil }
-
 type countingReader struct {
 	r io.Reader
 	n int64
@@ -503,5 +470,3 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
-
-var _ hash.Hash = sha256.New()

@@ -148,7 +148,7 @@ func TestImportSQLParsesWithTiDBParser(t *testing.T) {
 	}
 	// Schema files parse too.
 	for _, mt := range m.Tables {
-		b, _ := os.ReadFile(filepath.Join(m.dir, mt.SchemaFile))
+		b, _ := m.store.ReadFile(mt.SchemaFile)
 		if _, _, err := p.Parse(string(b), "", ""); err != nil {
 			t.Errorf("%s: %v", mt.SchemaFile, err)
 		}

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,6 +48,7 @@ type Options struct {
 	Log        io.Writer
 	Quiet      bool   // no sysbench-style per-table messages
 	Progress   string // auto | on | off
+	store      Store  // import: where the unit files are
 }
 
 // Report says what a load did, for the user and for result files.
@@ -109,7 +109,7 @@ type unit struct {
 	ti       int
 	idx      int64
 	first, n int64
-	file     string // CSV file to read (import); "" to generate
+	file     string // CSV file to read from Options.store (import); "" to generate
 	sha256   string // expected digest of file
 	// lo and hi bound the unit's rows on the table's key column, so a
 	// half-loaded unit can be removed; keyed is false when there is no key.
@@ -285,7 +285,7 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 		}
 		tasks = append(tasks, tk)
 		left[tk.u.ti].Add(1)
-		totalRows += estimate(&ds.Tables[tk.u.ti], tk.u.n)
+		totalRows += ds.Tables[tk.u.ti].EstimatedRowsOf(tk.u.n)
 	}
 	// Tables load in waves of --threads tables, chunks of a wave interleaved:
 	// threads work on different tables (InnoDB serialises bulk loads into one
@@ -422,13 +422,6 @@ func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, 
 	}
 }
 
-func estimate(t *workload.Table, n int64) int64 {
-	if t.RowsPerIndex == 0 {
-		return n
-	}
-	return int64(float64(n) * t.RowsPerIndex)
-}
-
 func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, u unit, redo bool, mode string, o Options) (int64, int64, error) {
 	c, err := pool.ConnAt(ctx, seq)
 	if err != nil {
@@ -462,7 +455,7 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table
 	var sent, rows int64
 	switch {
 	case u.file != "":
-		f, err := os.Open(u.file)
+		f, err := o.store.Open(u.file)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -479,7 +472,7 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table
 		}
 		sent, rows = cr.n, u.n
 		if got := hex.EncodeToString(h.Sum(nil)); u.sha256 != "" && got != u.sha256 {
-			return 0, 0, fmt.Errorf("%s: SHA-256 %s differs from the manifest's %s: the file changed; make the files again", u.file, got, u.sha256)
+			return 0, 0, fmt.Errorf("%s/%s: SHA-256 %s differs from the manifest's %s: the file changed; make the files again", o.store.Location(), u.file, got, u.sha256)
 		}
 	case mode == "local":
 		// Generate into a pipe while the driver streams it to the server, so

@@ -45,11 +45,14 @@ type Table struct {
 }
 
 // EstimatedRows is the expected number of rows Gen writes in all.
-func (t *Table) EstimatedRows() int64 {
+func (t *Table) EstimatedRows() int64 { return t.EstimatedRowsOf(t.Rows) }
+
+// EstimatedRowsOf is the expected number of rows Gen writes for n row numbers.
+func (t *Table) EstimatedRowsOf(n int64) int64 {
 	if t.RowsPerIndex == 0 {
-		return t.Rows
+		return n
 	}
-	return int64(float64(t.Rows) * t.RowsPerIndex)
+	return int64(float64(n) * t.RowsPerIndex)
 }
 
 // Chunks returns the number of chunks of t.
