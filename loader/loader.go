@@ -242,7 +242,7 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 				q = strings.Replace(q, "CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ", 1)
 			}
 			if _, err := db.ExecContext(ctx, q); err != nil {
-				if continuing && strings.Contains(err.Error(), "1061") { // another shard added the index first
+				if continuing && conn.Number(err) == errDupKeyName { // another shard added the index first
 					continue
 				}
 				return nil, fmt.Errorf("creating table %s: %v", t.Name, err)
@@ -333,7 +333,7 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 		}
 		st := time.Now()
 		defer func() { indexNs.Add(int64(time.Since(st))) }()
-		if _, err := pool.DB(ti).ExecContext(ctx, q); err != nil && !strings.Contains(err.Error(), "1061") {
+		if _, err := pool.DB(ti).ExecContext(ctx, q); err != nil && conn.Number(err) != errDupKeyName {
 			return fmt.Errorf("adding indexes to %s: %v", s.Table, err)
 		}
 		return nil
@@ -520,6 +520,12 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table
 	}
 	return atomic.LoadInt64(&sent), rows, tx.Commit()
 }
+
+// Server errors the loader expects.
+const (
+	errDupKeyName  = 1061 // ER_DUP_KEYNAME: the index is there already
+	errNoSuchTable = 1146 // ER_NO_SUCH_TABLE
+)
 
 // streamBlock is how much generated text goes to the pipe at a time.
 const streamBlock = 256 << 10

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
 )
 
 // Tables in the target database that make a load resumable and describe the
@@ -34,7 +36,7 @@ func ensureRecordTables(ctx context.Context, db *sql.DB) error {
 func ReadDataset(ctx context.Context, db *sql.DB) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, "SELECT k, v FROM "+datasetTable)
 	if err != nil {
-		if strings.Contains(err.Error(), "1146") {
+		if conn.Number(err) == errNoSuchTable {
 			return map[string]string{}, nil
 		}
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -87,11 +86,11 @@ func (w *worker) prepare() error {
 	t := w.r.test
 	switch t.custom {
 	case randomPointsEvent:
-		w.one = prep("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + placeholders("?", ", ", o.RandomPoints) + ")")
+		w.one = prep("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + workload.Repeat("?", ", ", o.RandomPoints) + ")")
 		w.rlen = o.TableSize / int64(max(o.Threads, 1))
 		return err
 	case randomRangesEvent:
-		w.one = prep("SELECT count(k) FROM sbtest1 WHERE " + placeholders("k BETWEEN ? AND ?", " OR ", o.NumberOfRanges))
+		w.one = prep("SELECT count(k) FROM sbtest1 WHERE " + workload.Repeat("k BETWEEN ? AND ?", " OR ", o.NumberOfRanges))
 		w.rlen = o.TableSize / int64(max(o.Threads, 1))
 		return err
 	case insertEvent, bulkInsertEvent:
@@ -118,10 +117,6 @@ func (w *worker) prepare() error {
 		}
 	}
 	return err
-}
-
-func placeholders(one, sep string, n int) string {
-	return strings.TrimSuffix(strings.Repeat(one+sep, n), sep)
 }
 
 var classCounter = [...]workload.Counter{read: workload.Reads, write: workload.Writes, other: workload.Others}

@@ -3,7 +3,6 @@ package tpcc
 import (
 	"fmt"
 	"io"
-	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -15,9 +14,8 @@ const MaxTpmCPerWarehouse = 12.86
 
 // Report prints a TPC-C run.
 type Report struct {
-	W     io.Writer
-	Run   *Run
-	Start time.Time
+	W   io.Writer
+	Run *Run
 }
 
 func ms(h *hdr.Histogram, q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }

@@ -241,3 +241,58 @@ func TestTPCCWaitMode(t *testing.T) {
 		t.Errorf("tpmC %v: more New-Orders than terminals in 4 s", v)
 	}
 }
+
+// tpcc run honours --mysql-ignore-errors: a Payment that waits on a row the
+// test holds locked times out (1205); by default it is rolled back, counted
+// and redone, and with the list empty the run stops naming the error.
+func TestTPCCIgnoreErrors(t *testing.T) {
+	needServer(t)
+	db := "tpcc_ignore"
+	freshDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "prepare")
+	tx, err := openDB(t, db).Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("SELECT * FROM warehouse WHERE w_id = 1 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	run := func(extra ...string) res {
+		return tp(t, db, append([]string{"run", "--warehouses=1", "--threads=2", "--time=3", "--weights=0,1,0,0,0",
+			"--init-sql=SET SESSION innodb_lock_wait_timeout=1"}, extra...)...)
+	}
+	r := run("--mysql-ignore-errors=none")
+	if r.code == 0 || !strings.Contains(r.stderr, "add 1205 to ignore it") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("empty ignore list: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = run()
+	mustOK(t, r, "run with the default list")
+	m := regexp.MustCompile(`(?m)^payment +(\d+) +(\d+) +(\d+) `).FindStringSubmatch(r.stdout)
+	if m == nil || m[2] == "0" {
+		t.Errorf("default list: no payment errors counted:\n%s", r.stdout)
+	}
+}
+
+// With few prepared statements allowed on the server, the statements past
+// the limit go as text and the run works.
+func TestTPCCFewPreparedStatements(t *testing.T) {
+	needServer(t)
+	db := "tpcc_fewps"
+	freshDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "prepare")
+	d := openDB(t, "")
+	var old string
+	if err := d.QueryRow("SELECT @@GLOBAL.max_prepared_stmt_count").Scan(&old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Exec("SET GLOBAL max_prepared_stmt_count = 20"); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Exec("SET GLOBAL max_prepared_stmt_count = " + old)
+	r := tp(t, db, "run", "--warehouses=1", "--threads=2", "--time=2")
+	mustOK(t, r, "run")
+	if !regexp.MustCompile(`tpmC: [1-9]`).MatchString(r.stdout) {
+		t.Errorf("no New-Orders:\n%s", r.stdout)
+	}
+}

@@ -112,11 +112,10 @@ func init() {
 
 // Pool holds one *sql.DB per endpoint and hands out pinned connections round-robin.
 type Pool struct {
-	opts     Options
-	eps      []Endpoint
-	dbs      []*sql.DB
-	next     atomic.Uint64
-	connects atomic.Int64
+	opts Options
+	eps  []Endpoint
+	dbs  []*sql.DB
+	next atomic.Uint64
 }
 
 // Open prepares the pool; it does not connect yet. maxConns bounds each endpoint's pool.
@@ -160,7 +159,7 @@ func Open(o Options, maxConns int) (*Pool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("connection settings for %s: %v", ep, err)
 		}
-		db := sql.OpenDB(&countingConnector{base: base, pool: p})
+		db := sql.OpenDB(&sessionConnector{base: base, pool: p})
 		db.SetMaxOpenConns(maxConns + 2)
 		db.SetMaxIdleConns(maxConns + 2)
 		db.SetConnMaxLifetime(0)
@@ -171,9 +170,6 @@ func Open(o Options, maxConns int) (*Pool, error) {
 
 // Endpoints returns the pool's endpoints in round-robin order.
 func (p *Pool) Endpoints() []Endpoint { return p.eps }
-
-// Connects returns the number of physical connections made so far.
-func (p *Pool) Connects() int64 { return p.connects.Load() }
 
 // Conn returns a connection from the next endpoint in round-robin order.
 func (p *Pool) Conn(ctx context.Context) (*sql.Conn, error) {
@@ -276,17 +272,17 @@ func Redact(s, secret string) string {
 	return strings.ReplaceAll(s, secret, "****")
 }
 
-type countingConnector struct {
+// sessionConnector runs --init-sql and the session variables on every new connection.
+type sessionConnector struct {
 	base driver.Connector
 	pool *Pool
 }
 
-func (c *countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+func (c *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	dc, err := c.base.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c.pool.connects.Add(1)
 	if len(c.pool.opts.InitSQL) > 0 {
 		ex, ok := dc.(driver.ExecerContext)
 		if !ok {
@@ -303,7 +299,7 @@ func (c *countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	return dc, nil
 }
 
-func (c *countingConnector) Driver() driver.Driver { return c.base.Driver() }
+func (c *sessionConnector) Driver() driver.Driver { return c.base.Driver() }
 
 var tlsSeq atomic.Int64
 

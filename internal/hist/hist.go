@@ -21,17 +21,19 @@ const (
 func New() *hdr.Histogram { return hdr.New(MinValue, MaxValue, SigFigs) }
 
 type stripe struct {
-	mu  sync.Mutex
-	cur *hdr.Histogram
-	_   [112]byte // 128 bytes: stripes never share a cache line (or its prefetched pair)
+	mu    sync.Mutex
+	cur   *hdr.Histogram
+	spare *hdr.Histogram // empty, swapped in by Interval; only Interval touches it
+	_     [104]byte      // 128 bytes: stripes never share a cache line (or its prefetched pair)
 }
 
 // Op is one measured operation (an event type, a transaction type).
 type Op struct {
-	Name    string
-	stripes []stripe
-	total   *hdr.Histogram // everything swapped out so far
-	mu      sync.Mutex
+	Name     string
+	stripes  []stripe
+	interval *hdr.Histogram // what the last Interval returned
+	total    *hdr.Histogram // everything swapped out so far
+	mu       sync.Mutex
 }
 
 // Registry holds the histograms of a run. Record is safe for concurrent use;
@@ -47,22 +49,13 @@ func NewRegistry(names []string, nStripes int) *Registry {
 	}
 	r := &Registry{}
 	for _, n := range names {
-		op := &Op{Name: n, stripes: make([]stripe, nStripes), total: New()}
+		op := &Op{Name: n, stripes: make([]stripe, nStripes), interval: New(), total: New()}
 		for i := range op.stripes {
-			op.stripes[i].cur = New()
+			op.stripes[i].cur, op.stripes[i].spare = New(), New()
 		}
 		r.ops = append(r.ops, op)
 	}
 	return r
-}
-
-// Names lists the operations.
-func (r *Registry) Names() []string {
-	out := make([]string, len(r.ops))
-	for i, o := range r.ops {
-		out[i] = o.Name
-	}
-	return out
 }
 
 // Record adds one latency (microseconds) of operation op, on stripe hint
@@ -81,19 +74,23 @@ func (r *Registry) Record(op, hint int, us int64) {
 }
 
 // Interval swaps out what was recorded since the last call, folds it into the
-// total, and returns it per operation. spare histograms are reused.
+// total, and returns it per operation. The histograms are reused: they are
+// valid until the next call (a histogram of this range is ~300 KB, so a new
+// one per stripe and interval would be most of a run's allocation).
 func (r *Registry) Interval() []*hdr.Histogram {
 	out := make([]*hdr.Histogram, len(r.ops))
 	for i, o := range r.ops {
-		h := New()
+		h := o.interval
+		h.Reset()
 		for j := range o.stripes {
 			s := &o.stripes[j]
-			fresh := New()
 			s.mu.Lock()
 			old := s.cur
-			s.cur = fresh
+			s.cur = s.spare
 			s.mu.Unlock()
 			h.Merge(old)
+			old.Reset()
+			s.spare = old
 		}
 		o.mu.Lock()
 		o.total.Merge(h)

@@ -85,3 +85,30 @@ func TestRecordClamps(t *testing.T) {
 		t.Fatalf("count %d max %d", h.TotalCount(), h.Max())
 	}
 }
+
+// Interval returns only what was recorded since the last call, reusing its
+// histograms (no new ones per interval), and the total keeps everything.
+func TestIntervalReusesHistograms(t *testing.T) {
+	r := NewRegistry([]string{"a"}, 4)
+	for i := 0; i < 100; i++ {
+		r.Record(0, i, 10)
+	}
+	if n := r.Interval()[0].TotalCount(); n != 100 {
+		t.Fatalf("first interval %d samples, want 100", n)
+	}
+	for i := 0; i < 30; i++ {
+		r.Record(0, i, 20)
+	}
+	iv := r.Interval()[0]
+	if iv.TotalCount() != 30 || iv.Min() != 20 {
+		t.Errorf("second interval: %d samples, min %d; want 30 of 20", iv.TotalCount(), iv.Min())
+	}
+	if n := r.Total()[0].TotalCount(); n != 130 {
+		t.Errorf("total %d, want 130", n)
+	}
+	r.Record(0, 1, 5)
+	allocs := testing.AllocsPerRun(20, func() { r.Interval() })
+	if allocs > 1 {
+		t.Errorf("Interval allocates %.0f times per call, want only its result slice", allocs)
+	}
+}

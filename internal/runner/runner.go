@@ -307,7 +307,6 @@ type run struct {
 	measuredStart time.Time
 	endAt         time.Time
 	base          Totals // counters at the last checkpoint
-	mu            sync.Mutex
 }
 
 func (r *run) snapshot() Totals {
@@ -426,7 +425,9 @@ func (r *run) thread(ctx context.Context, t *Thread) error {
 	return nil
 }
 
-// errLost tells Raw's caller to drop the connection and make another.
+// loop runs events until the run stops. A lost connection returns
+// driver.ErrBadConn, which tells Raw's caller to drop the connection and
+// make another.
 func (r *run) loop(t *Thread, w Worker) error {
 	for {
 		if r.stopped() {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
 )
 
 // Session runs a worker's statements on one pinned driver connection, either
@@ -38,6 +40,9 @@ type Stmt struct {
 	args  []driver.Value
 }
 
+// errMaxPreparedStmts is ER_MAX_PREPARED_STMT_COUNT_REACHED.
+const errMaxPreparedStmts = 1461
+
 // Prepare declares a statement with '?' placeholders.
 func (s *Session) Prepare(query string) (*Stmt, error) {
 	st := &Stmt{s: s, query: query, parts: strings.Split(query, "?")}
@@ -45,7 +50,7 @@ func (s *Session) Prepare(query string) (*Stmt, error) {
 	if s.prepared {
 		ds, err := s.dc.Prepare(query)
 		switch {
-		case err != nil && strings.Contains(err.Error(), "max_prepared_stmt_count"):
+		case conn.Number(err) == errMaxPreparedStmts:
 			// The server holds no more prepared statements (many threads x
 			// statements): this one goes as text, as sysbench does then.
 			s.TextFallbacks++
@@ -100,6 +105,30 @@ func (st *Stmt) Str(i int, v string) { st.args[i] = v }
 
 // Null sets argument i to NULL.
 func (st *Stmt) Null(i int) { st.args[i] = nil }
+
+// Binder fills a statement's arguments in order, so that callers name the
+// values they bind instead of computing positions: st.Bind().Int(w).Int(d).
+type Binder struct {
+	st *Stmt
+	i  int
+}
+
+// Bind starts filling st's arguments from the first.
+func (st *Stmt) Bind() Binder { return Binder{st: st} }
+
+func (b Binder) Int(v int64) Binder                   { b.st.Int(b.i, v); b.i++; return b }
+func (b Binder) Float(v float64, decimals int) Binder { b.st.Float(b.i, v, decimals); b.i++; return b }
+func (b Binder) Bytes(v []byte) Binder                { b.st.Bytes(b.i, v); b.i++; return b }
+func (b Binder) Str(v string) Binder                  { b.st.Str(b.i, v); b.i++; return b }
+
+// Stmt returns the statement being bound.
+func (b Binder) Stmt() *Stmt { return b.st }
+
+// Repeat joins n copies of one with sep: the placeholder lists of
+// multi-row statements.
+func Repeat(one, sep string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(one+sep, n), sep)
+}
 
 // Exec runs a statement that returns no rows.
 func (st *Stmt) Exec() error {
