@@ -26,6 +26,7 @@ func init() {
 	bench.Register(bench.Spec{
 		Name:        "tpcc",
 		Use:         "<prepare|run|check|cleanup> [options]",
+		Example:     "oltpbench tpcc run --warehouses=10",
 		Short:       "TPC-C: spec-faithful load, run, consistency checks",
 		DefaultDB:   "tpcc",
 		Threads:     "16",
@@ -69,7 +70,7 @@ func (w *workloadTPCC) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
 
 func (w *workloadTPCC) Setup(s *bench.Setup) error {
 	if len(s.Args) != 0 {
-		return fmt.Errorf("expected one command: prepare, run, check or cleanup, got %q", strings.Join(append(s.Args, s.Command), " "))
+		return fmt.Errorf("unexpected argument(s) %q: tpcc has no tests to name", strings.Join(s.Args, " "))
 	}
 	if w.warehouses < 1 {
 		return fmt.Errorf("invalid --warehouses=%d: at least 1", w.warehouses)

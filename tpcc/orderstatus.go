@@ -25,12 +25,9 @@ func (t *orderStatus) run(w *worker, in *txInput) error {
 	if err := w.begin.Exec(); err != nil {
 		return err
 	}
-	cid := in.cid
-	if in.byName {
-		var err error
-		if cid, err = customerByName(t.custByName, in.w, in.d, in.last); err != nil {
-			return err
-		}
+	cid, err := customerID(t.custByName, in.w, in.d, in)
+	if err != nil {
+		return err
 	}
 	t.custSel.Bind().Int(in.w).Int(in.d).Int(cid)
 	if err := one(t.custSel, func([]driver.Value) {}); err != nil {

@@ -56,12 +56,9 @@ func (t *payment) run(w *worker, in *txInput) error {
 	if err := one(t.wareSel, func(r []driver.Value) { t.wName = append(t.wName[:0], r[5].([]byte)...) }); err != nil {
 		return err
 	}
-	cid := in.cid
-	if in.byName {
-		var err error
-		if cid, err = customerByName(t.custByName, in.cw, in.cd, in.last); err != nil {
-			return err
-		}
+	cid, err := customerID(t.custByName, in.cw, in.cd, in)
+	if err != nil {
+		return err
 	}
 	var badCredit bool
 	t.custForUpd.Bind().Int(in.cw).Int(in.cd).Int(cid)

@@ -365,12 +365,17 @@ func one(st *workload.Stmt, fn func(row []driver.Value)) error {
 	return err
 }
 
-// customerByName returns the customer in the middle of those with the last
-// name, ordered by first name (clause 2.5.2.2).
-func customerByName(s *workload.Stmt, wid, did int64, last []byte) (int64, error) {
-	s.Bind().Int(wid).Int(did).Bytes(last)
+// customerID is the customer of Payment and Order-Status in district (wid,
+// did): the drawn id, or, chosen by last name, the one in the middle of
+// those with the name ordered by first name (clause 2.5.2.2). byName runs
+// customerByNameSQL.
+func customerID(byName *workload.Stmt, wid, did int64, in *txInput) (int64, error) {
+	if !in.byName {
+		return in.cid, nil
+	}
+	byName.Bind().Int(wid).Int(did).Bytes(in.last)
 	var ids []int64
-	if _, err := s.Scan(func(r []driver.Value) error { ids = append(ids, asInt(r[0])); return nil }); err != nil {
+	if _, err := byName.Scan(func(r []driver.Value) error { ids = append(ids, asInt(r[0])); return nil }); err != nil {
 		return 0, err
 	}
 	if len(ids) == 0 {
@@ -379,5 +384,5 @@ func customerByName(s *workload.Stmt, wid, did int64, last []byte) (int64, error
 	return ids[(len(ids)+1)/2-1], nil
 }
 
-// customerByNameSQL is the statement customerByName runs.
+// customerByNameSQL finds a customer by last name.
 const customerByNameSQL = "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first"

@@ -233,3 +233,29 @@ func TestTimeSpelling(t *testing.T) {
 		t.Errorf("--time=0: %q", r.stderr)
 	}
 }
+
+// A wrong command line is one line naming what was expected, before any
+// server is reached.
+func TestArgumentErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sysbench", "oltp_read_write"}, `expected <test> <prepare|prewarm|run|cleanup>, got "oltp_read_write"`},
+		{[]string{"sysbench", "oltp_read_write", "runn"}, `unknown command "runn": use prepare, prewarm, run or cleanup`},
+		{[]string{"tpcc"}, `expected <prepare|run|check|cleanup>, got ""`},
+		{[]string{"tpcc", "prewarm"}, `unknown command "prewarm": use prepare, run, check or cleanup`},
+		{[]string{"tpcc", "run", "--weights=1,2"}, "--weights"},
+		{[]string{"tpcc", "run", "--output=xml"}, "--output=xml"},
+		{[]string{"csv", "sysbench", "a", "b", "--dir=x"}, "at most one test"},
+		{[]string{"csv", "tpcc", "a", "--dir=x"}, "tpcc has no tests"},
+		{[]string{"sysbench", "oltp_read_write", "run", "--time=0", "--events=0"}, "would run forever"},
+		{[]string{"sysbench", "oltp_read_write", "run", "--percentile=101"}, "--percentile=101"},
+		{[]string{"sysbench", "oltp_read_write", "run", "--db-driver=pgsql"}, "--db-driver=pgsql"},
+	} {
+		r := inProcess(c.args...)
+		if r.code == 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want one line with %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}

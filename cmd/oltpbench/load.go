@@ -20,6 +20,9 @@ func csvCommand() *cobra.Command {
 		sub := &cobra.Command{
 			Use:   spec.Name + " [args] --dir D [options]",
 			Short: spec.Name + " tables as CSV files",
+			Long: spec.Name + " tables as CSV files, no database needed. The options below shape the files; the run and\n" +
+				"connection options of `oltpbench " + spec.Name + "` are accepted too, so that a prepare command line works\n" +
+				"with csv in front, and have no effect here.",
 			RunE: func(cmd *cobra.Command, args []string) error {
 				p.out = cmd.OutOrStdout()
 				ctx, stop := interruptible()

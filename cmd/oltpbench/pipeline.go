@@ -51,8 +51,8 @@ func workloadCommand(spec bench.Spec) *cobra.Command {
 		Short: spec.Short,
 		Long:  spec.Long,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return fmt.Errorf("expected a command: oltpbench %s %s", spec.Name, spec.Use)
+			if len(args) != spec.Args+1 {
+				return fmt.Errorf("expected %s, got %q: e.g. %s", strings.TrimSuffix(spec.Use, " [options]"), strings.Join(args, " "), spec.Example)
 			}
 			p.out = cmd.OutOrStdout()
 			ctx, stop := interruptible()

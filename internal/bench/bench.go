@@ -25,6 +25,8 @@ type Spec struct {
 	Name        string // the command, and how results name the workload (or its prefix)
 	Short, Long string
 	Use         string            // usage line after the command name
+	Args        int               // positional arguments before the command (sysbench's test)
+	Example     string            // a command line, for the message on a wrong argument count
 	DefaultDB   string            // --mysql-db default
 	Threads     string            // --threads default
 	ThreadsHelp string            // --threads help
