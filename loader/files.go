@@ -154,7 +154,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 	}
 	defer plog.Close()
 	var mu sync.Mutex
-	meter := startMeter(o.Log, "csv", total, o.Progress, 10*time.Second)
+	meter := startMeter(o.Info, "csv", total, o.Progress, 10*time.Second)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Threads)
 	for _, jb := range jobs {

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -45,10 +46,11 @@ type Options struct {
 	FileSize      int64  // csv: bytes per file
 	// BatchBytes bounds one INSERT statement (below max_allowed_packet).
 	BatchBytes int
-	Log        io.Writer
-	Quiet      bool   // no sysbench-style per-table messages
-	Progress   string // auto | on | off
-	store      Store  // import: where the unit files are
+	Log        io.Writer // sysbench-style lines per table and phase (unless Quiet)
+	Quiet      bool
+	Info       io.Writer // the loader's own lines: mode, progress, resume and shard notes (nil: Log)
+	Progress   string    // auto | on | off
+	store      Store     // import: where the unit files are
 }
 
 // Report says what a load did, for the user and for result files.
@@ -80,6 +82,9 @@ func (o *Options) defaults() error {
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.Info == nil {
+		o.Info = o.Log
 	}
 	if o.FileSize <= 0 {
 		o.FileSize = 256 << 20
@@ -179,7 +184,7 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 	if rep.IndexTiming, rep.IxReason, err = chooseTiming(o.IndexTiming, srv); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(o.Log, "Load mode: %s (%s); indexes: %s (%s)\n", rep.Mode, rep.ModeReason, rep.IndexTiming, rep.IxReason)
+	fmt.Fprintf(o.Info, "Load mode: %s (%s); indexes: %s (%s)\n", rep.Mode, rep.ModeReason, rep.IndexTiming, rep.IxReason)
 	db := pool.DB(0)
 	splits := make([]*Split, len(ds.Tables))
 	var names []string
@@ -226,13 +231,12 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 	for _, n := range existing {
 		have[strings.ToLower(n)] = true
 	}
+	created := make([]bool, len(ds.Tables))
 	for i, t := range ds.Tables {
 		if have[strings.ToLower(t.Name)] {
 			continue
 		}
-		if !o.Quiet {
-			fmt.Fprintf(o.Log, "Creating table '%s'...\n", t.Name)
-		}
+		created[i] = true
 		stmts := []string{splits[i].Create}
 		if rep.IndexTiming == "before" {
 			stmts = splits[i].Full
@@ -298,15 +302,31 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 		}
 		return tasks[a].u.idx < tasks[b].u.idx
 	})
-	if !o.Quiet {
-		for ti, t := range ds.Tables {
+	// The per-table lines come as each table's work starts, in sysbench's
+	// order: create, insert, index for a table, the next table after it
+	// with --threads=1, interleaved by table otherwise.
+	announce := make([]sync.Once, len(ds.Tables))
+	announceTable := func(ti int) {
+		announce[ti].Do(func() {
+			if o.Quiet {
+				return
+			}
+			t := &ds.Tables[ti]
+			if created[ti] {
+				fmt.Fprintf(o.Log, "Creating table '%s'...\n", t.Name)
+			}
 			if left[ti].Load() > 0 {
 				fmt.Fprintf(o.Log, "Inserting %d records into '%s'\n", t.EstimatedRows(), t.Name)
 			}
+		})
+	}
+	for ti := range ds.Tables {
+		if left[ti].Load() == 0 {
+			announceTable(ti)
 		}
 	}
 	if rep.Skipped > 0 {
-		fmt.Fprintf(o.Log, "Loading %d of %d units (%d done earlier or left to other shards)\n", len(tasks), len(all), rep.Skipped)
+		fmt.Fprintf(o.Info, "Loading %d of %d units (%d done earlier or left to other shards)\n", len(tasks), len(all), rep.Skipped)
 	}
 
 	t0 := time.Now()
@@ -338,7 +358,7 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 		}
 		return nil
 	}
-	m := startMeter(o.Log, "load", totalRows, o.Progress, 10*time.Second)
+	m := startMeter(o.Info, "load", totalRows, o.Progress, 10*time.Second)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Threads)
 	var seq atomic.Int64
@@ -347,6 +367,7 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 			break
 		}
 		g.Go(func() error {
+			announceTable(tk.u.ti)
 			t := &ds.Tables[tk.u.ti]
 			rows, b, err := loadUnit(gctx, pool, int(seq.Add(1)), t, tk.u, tk.redo, rep.Mode, o)
 			if err != nil {
@@ -388,7 +409,7 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 	rep.Index = time.Duration(indexNs.Load())
 	rep.Load = time.Since(t0) - rep.Index
 	if !complete {
-		fmt.Fprintf(o.Log, "Shard %d/%d done; the dataset is not complete yet: the last shard to finish adds the indexes\n", o.Shard, o.Shards)
+		fmt.Fprintf(o.Info, "Shard %d/%d done; the dataset is not complete yet: the last shard to finish adds the indexes\n", o.Shard, o.Shards)
 		rep.Total = time.Since(start)
 		return rep, nil
 	}

@@ -87,6 +87,9 @@ type suite struct {
 	randParetoH      float64
 	randZipfExp      float64
 
+	version   bool
+	verbosity int
+
 	percentile  float64
 	percentiles []string
 	pcts        []float64
@@ -95,8 +98,8 @@ type suite struct {
 }
 
 // compatOptions parse so that sysbench command lines run; they change nothing here.
-var compatOptions = []string{"verbosity", "thread-stack-size", "debug", "validate", "db-debug", "mysql-debug",
-	"mysql-dry-run", "mysql-compression", "pgsql-variant", "thread-init-timeout"}
+var compatOptions = []string{"thread-stack-size", "debug", "validate", "db-debug", "mysql-debug",
+	"mysql-compression", "pgsql-variant", "thread-init-timeout"}
 
 func (s *suite) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
 	s.ro = ro
@@ -135,6 +138,9 @@ func (s *suite) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
 	fs.Float64Var(&s.randZipfExp, "rand-zipfian-exp", 0.8, "shape parameter (exponent, theta) for the zipfian distribution")
 	fs.StringVar(&s.psMode, "db-ps-mode", "auto", "prepared statements usage mode {auto, disable}")
 	fs.StringVar(&s.dbDriver, "db-driver", "mysql", "database driver (mysql)")
+	options.AddBool(fs, &s.version, "version", false, "print version and exit")
+	options.AddBool(fs, &ro.DryRun, "mysql-dry-run", false, "Dry run, pretend that all MySQL client API calls are successful without executing them")
+	fs.IntVar(&s.verbosity, "verbosity", 3, "verbosity level {5 - debug, 0 - only critical messages}")
 	for _, n := range compatOptions {
 		fs.String(n, "", "accepted so that sysbench command lines parse; no effect in oltpbench")
 		fs.Lookup(n).NoOptDefVal = "on"
@@ -158,8 +164,10 @@ func (s *suite) Setup(st *bench.Setup) error {
 		return err
 	}
 	s.test = t
+	st.Verbosity = s.verbosity
 	if s.dbDriver != "mysql" {
-		return fmt.Errorf("--db-driver=%s is not supported: oltpbench speaks the MySQL protocol (use mysql)", s.dbDriver)
+		return &bench.Message{Text: fmt.Sprintf("FATAL: invalid database driver name: '%s'", s.dbDriver),
+			Hint: "oltpbench: oltpbench speaks the MySQL protocol: --db-driver=mysql"}
 	}
 	switch s.psMode {
 	case "auto":
@@ -226,8 +234,12 @@ func (s *suite) Metric() result.Metric { return result.QPS }
 
 func (s *suite) Hooks() bench.Hooks {
 	return bench.Hooks{
-		Banner:        func(w io.Writer) { PrintBanner(w, bench.Tool) },
-		BeforeLoad:    func(w io.Writer) { fmt.Fprintf(w, "Initializing worker threads...\n\n") },
+		// sysbench prepares in worker threads only with --threads > 1.
+		BeforeLoad: func(w io.Writer) {
+			if s.o.Threads > 1 {
+				fmt.Fprintf(w, "Initializing worker threads...\n\n")
+			}
+		},
 		TableMessages: true,
 		Validate: func(ctx context.Context, db *sql.DB, schema string) error {
 			return s.test.Check(ctx, db, schema, &s.o)

@@ -38,13 +38,12 @@ type Header struct {
 }
 
 // PrintBanner prints the first line, as every sysbench command does.
-func PrintBanner(w io.Writer, tool string) {
-	fmt.Fprintf(w, "sysbench %s (%s)\n\n", Version, tool)
-}
+func PrintBanner(w io.Writer, tool string) { fmt.Fprint(w, bannerText(tool)) }
 
-// PrintHeader prints the run's preamble.
+func bannerText(tool string) string { return fmt.Sprintf("sysbench %s (%s)\n\n", Version, tool) }
+
+// PrintHeader prints the run's preamble (the banner comes before it, once).
 func PrintHeader(w io.Writer, h Header) {
-	PrintBanner(w, h.Tool)
 	fmt.Fprintf(w, "Running the test with following options:\n")
 	fmt.Fprintf(w, "Number of threads: %d\n", h.Threads)
 	if h.Rate > 0 {
@@ -105,7 +104,7 @@ func pctName(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 // Checkpoint prints a full report at a --report-checkpoints time.
 func (r *Report) Checkpoint(f runner.Final) {
-	fmt.Fprintf(r.W, "[ %ss ] Checkpoint report:\n", elapsed(f.End.Sub(f.Start)))
+	fmt.Fprintf(r.W, "[ %ss ] Checkpoint report:\n", elapsed(f.SinceStart))
 	r.Final(&f)
 }
 
@@ -133,7 +132,7 @@ func (r *Report) Final(f *runner.Final) {
 	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    ignored errors:", c.Get(runner.Errors), float64(c.Get(runner.Errors))/t)
 	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    reconnects:", c.Get(runner.Reconnects), float64(c.Get(runner.Reconnects))/t)
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
-	fmt.Fprintf(w, "%-41s%.4fs\n", "    total time:", t)
+	fmt.Fprintf(w, "%-41s%.4fs\n", "    total time:", f.SinceStart.Seconds())
 	fmt.Fprintf(w, "%-41s%d\n", "    total number of events:", ev)
 	fmt.Fprintf(w, "\nLatency (ms):\n")
 	avg := 0.0

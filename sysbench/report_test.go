@@ -22,7 +22,7 @@ func sampleFinal() *runner.Final {
 	for i := 0; i < 100; i++ {
 		h.RecordValue(int64(500 + i*10))
 	}
-	f := &runner.Final{Elapsed: 30010 * time.Millisecond, MinUs: 530, MaxUs: 140660, SumUs: 479980060}
+	f := &runner.Final{Elapsed: 30010 * time.Millisecond, SinceStart: 30010 * time.Millisecond, MinUs: 530, MaxUs: 140660, SumUs: 479980060}
 	f.Counts[runner.Events] = 75839
 	f.Counts[runner.Reads] = 1061746
 	f.Counts[runner.Writes] = 303356
@@ -151,6 +151,7 @@ func TestHistogramLayout(t *testing.T) {
 
 func TestReportGolden(t *testing.T) {
 	var buf bytes.Buffer
+	PrintBanner(&buf, "oltpbench test")
 	PrintHeader(&buf, Header{Tool: "oltpbench test", Threads: 16, ReportInterval: 5 * time.Second, Seed: 7, Rate: 100})
 	r := &Report{W: &buf, Percentile: 95, Percentiles: []float64{50, 99, 99.9}, Rate: true}
 	iv := runner.Interval{Elapsed: 5 * time.Second, Length: 5 * time.Second, Running: 16, Hists: sampleFinal().Hists, QueueLength: 3, Concurrency: 2}

@@ -6,15 +6,6 @@ import (
 	"strings"
 )
 
-// class sorts statements into sysbench's read/write/other columns.
-type class int
-
-const (
-	read class = iota
-	write
-	other
-)
-
 // stmtKind names a statement of oltp_common.lua's stmt_defs.
 type stmtKind int
 
@@ -31,20 +22,19 @@ const (
 	numStmtKinds
 )
 
-// stmtDefs are sysbench's statements; %d is the table number.
-var stmtDefs = [numStmtKinds]struct {
-	sql   string
-	class class
-}{
-	pointSelect:    {"SELECT c FROM sbtest%d WHERE id=?", read},
-	simpleRange:    {"SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ?", read},
-	sumRange:       {"SELECT SUM(k) FROM sbtest%d WHERE id BETWEEN ? AND ?", read},
-	orderRange:     {"SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ? ORDER BY c", read},
-	distinctRange:  {"SELECT DISTINCT c FROM sbtest%d WHERE id BETWEEN ? AND ? ORDER BY c", read},
-	indexUpdate:    {"UPDATE sbtest%d SET k=k+1 WHERE id=?", write},
-	nonIndexUpdate: {"UPDATE sbtest%d SET c=? WHERE id=?", write},
-	deleteRow:      {"DELETE FROM sbtest%d WHERE id=?", write},
-	insertRow:      {"INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)", write},
+// stmtDefs are sysbench's statements; %d is the table number. How a run
+// counts each (read, write, other) follows from what it did, as in
+// sysbench: see workload.Stmt.Counted.
+var stmtDefs = [numStmtKinds]string{
+	pointSelect:    "SELECT c FROM sbtest%d WHERE id=?",
+	simpleRange:    "SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ?",
+	sumRange:       "SELECT SUM(k) FROM sbtest%d WHERE id BETWEEN ? AND ?",
+	orderRange:     "SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ? ORDER BY c",
+	distinctRange:  "SELECT DISTINCT c FROM sbtest%d WHERE id BETWEEN ? AND ? ORDER BY c",
+	indexUpdate:    "UPDATE sbtest%d SET k=k+1 WHERE id=?",
+	nonIndexUpdate: "UPDATE sbtest%d SET c=? WHERE id=?",
+	deleteRow:      "DELETE FROM sbtest%d WHERE id=?",
+	insertRow:      "INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)",
 }
 
 // step is one group of an event: count executions of a statement kind on one

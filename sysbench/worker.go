@@ -113,13 +113,11 @@ func (w *worker) prepare() error {
 		}
 		w.stmts[k] = make([]*workload.Stmt, o.Tables)
 		for n := 1; n <= o.Tables; n++ {
-			w.stmts[k][n-1] = prep(fmt.Sprintf(stmtDefs[k].sql, n))
+			w.stmts[k][n-1] = prep(fmt.Sprintf(stmtDefs[k], n))
 		}
 	}
 	return err
 }
-
-var classCounter = [...]workload.Counter{read: workload.Reads, write: workload.Writes, other: workload.Others}
 
 func (w *worker) id() int64 { return w.st.rand.Default(1, w.r.o.TableSize) }
 
@@ -140,13 +138,14 @@ func (w *worker) Event() (int, error) {
 		if err := w.begin.Exec(); err != nil {
 			return 0, err
 		}
-		w.th.Add(workload.Others, 1)
+		w.th.Add(w.begin.Counted(), 1)
 	}
 	for _, s := range w.r.steps {
 		tn := int(rnd.Uniform(1, int64(w.r.o.Tables))) - 1
 		st := w.stmts[s.kind][tn]
 		for i := 0; i < s.count; i++ {
 			var err error
+			ran := st
 			switch s.kind {
 			case pointSelect:
 				st.Int(0, w.id())
@@ -173,8 +172,9 @@ func (w *worker) Event() (int, error) {
 				if w.r.test.deleteOnly() {
 					break
 				}
-				w.th.Add(workload.Writes, 1)
+				w.th.Add(st.Counted(), 1)
 				ins := w.stmts[insertRow][tn]
+				ran = ins
 				rnd.Digits(w.c[:], cTemplate)
 				rnd.Digits(w.pad[:], padTemplate)
 				ins.Int(0, id)
@@ -186,14 +186,14 @@ func (w *worker) Event() (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			w.th.Add(classCounter[stmtDefs[s.kind].class], 1)
+			w.th.Add(ran.Counted(), 1)
 		}
 	}
 	if w.end != nil {
 		if err := w.end.Exec(); err != nil {
 			return 0, err
 		}
-		w.th.Add(workload.Others, 1)
+		w.th.Add(w.end.Counted(), 1)
 	}
 	return 0, nil
 }
@@ -222,10 +222,11 @@ func (w *worker) insert() error {
 	b = append(b, w.pad[:]...)
 	b = append(b, "')"...)
 	w.buf = b
-	if err := w.sess.Exec(string(b)); err != nil {
+	c, err := w.sess.ExecCounted(string(b))
+	if err != nil {
 		return err
 	}
-	w.th.Add(workload.Writes, 1)
+	w.th.Add(c, 1)
 	return nil
 }
 
@@ -245,7 +246,7 @@ func (w *worker) randomPoints() error {
 	if _, err := w.one.Query(); err != nil {
 		return err
 	}
-	w.th.Add(workload.Reads, 1)
+	w.th.Add(w.one.Counted(), 1)
 	return nil
 }
 
@@ -259,7 +260,7 @@ func (w *worker) randomRanges() error {
 	if _, err := w.one.Query(); err != nil {
 		return err
 	}
-	w.th.Add(workload.Reads, 1)
+	w.th.Add(w.one.Counted(), 1)
 	return nil
 }
 
@@ -291,10 +292,11 @@ func (w *worker) flushBulk() error {
 	}
 	q := string(w.buf)
 	w.buf = w.buf[:0]
-	if err := w.sess.Exec(q); err != nil {
+	c, err := w.sess.ExecCounted(q)
+	if err != nil {
 		return err
 	}
-	w.th.Add(workload.Writes, 1)
+	w.th.Add(c, 1)
 	return nil
 }
 

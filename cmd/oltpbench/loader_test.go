@@ -16,7 +16,8 @@ const ldSize = "--table-size=100000"
 
 func ldPrepare(t *testing.T, db string, extra ...string) res {
 	t.Helper()
-	return sb(t, db, append([]string{"oltp_common", "prepare", "--tables=3", ldSize, "--progress=off"}, extra...)...)
+	// --verbosity=4: the loader's own lines (mode, timing, resume, shards) come after sysbench's.
+	return sb(t, db, append([]string{"oltp_common", "prepare", "--tables=3", ldSize, "--progress=off", "--verbosity=4"}, extra...)...)
 }
 
 func reference(t *testing.T) string {
@@ -240,7 +241,7 @@ func TestLocalInfileOffFallsBack(t *testing.T) {
 	defer admin.Exec("SET GLOBAL local_infile = 1")
 	db := "ld_noinfile"
 	freshDB(t, db)
-	r := sb(t, db, "oltp_common", "prepare", "--table-size=1000", "--load-mode=local", "--progress=off")
+	r := sb(t, db, "oltp_common", "prepare", "--table-size=1000", "--load-mode=local", "--progress=off", "--verbosity=4")
 	mustOK(t, r, "prepare")
 	if !strings.Contains(r.stdout, "Load mode: insert") || !strings.Contains(r.stdout, "local_infile=1") {
 		t.Errorf("no fallback explained:\n%s", r.stdout)

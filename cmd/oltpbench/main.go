@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // are one line on stderr, and the result is the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	bench.Tool = "oltpbench " + version
+	commandLine = args
 	root := &cobra.Command{
 		Use:           "oltpbench",
 		Short:         "OLTP benchmarks for MySQL-protocol databases (TiDB, MySQL, MariaDB)",
@@ -68,6 +70,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	root.AddCommand(csvCommand(), importCommand(), reportCommand())
 	if err := root.Execute(); err != nil {
+		var m *bench.Message
+		if errors.As(err, &m) {
+			fmt.Fprintln(stderr, m.Error())
+			return 1
+		}
 		msg := err.Error()
 		if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand") {
 			msg = strings.Replace(msg, "unknown flag", "unknown option", 1) + " (see --help)"
@@ -77,6 +84,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// commandLine is the arguments as given, for errors that quote them.
+var commandLine []string
 
 // interruptible is a context that Ctrl-C and SIGTERM end, so runs report
 // what they measured.

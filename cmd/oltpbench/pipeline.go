@@ -32,7 +32,10 @@ type pipeline struct {
 	ro   bench.RunOptions
 	f    commonFlags
 	fs   *pflag.FlagSet
-	out  io.Writer
+	out  io.Writer // table lines, prewarm and cleanup lines: always
+	// notice gets reports and banners (verbosity 3 and up), detail the
+	// loader's own lines when the workload prints table lines (4 and up).
+	notice, detail io.Writer
 }
 
 func newPipeline(spec bench.Spec, fs *pflag.FlagSet) *pipeline {
@@ -51,6 +54,12 @@ func workloadCommand(spec bench.Spec) *cobra.Command {
 		Short: spec.Short,
 		Long:  spec.Long,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fr, ok := p.w.(bench.Front); ok {
+				done, err := fr.Front(args, cmd.Flags(), cmd.OutOrStdout())
+				if done || err != nil {
+					return err
+				}
+			}
 			if len(args) != spec.Args+1 {
 				return fmt.Errorf("expected %s, got %q: e.g. %s", strings.TrimSuffix(spec.Use, " [options]"), strings.Join(args, " "), spec.Example)
 			}
@@ -61,6 +70,12 @@ func workloadCommand(spec bench.Spec) *cobra.Command {
 		},
 	}
 	p = newPipeline(spec, cmd.Flags())
+	if h, ok := p.w.(bench.Helper); ok {
+		cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { h.Help(c.OutOrStdout(), c.Flags()) })
+	}
+	if fe, ok := p.w.(bench.FlagErrorer); ok {
+		cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fe.FlagError(err, commandLine, c.OutOrStdout()) })
+	}
 	return cmd
 }
 
@@ -88,9 +103,13 @@ func (p *pipeline) setup(command string, args []string) error {
 	if err := p.f.firstThreads(); err != nil {
 		return err
 	}
-	s := &bench.Setup{Command: command, Args: args, Threads: p.f.threads, ThreadsSet: p.fs.Changed("threads"), Seed: p.f.seed}
+	s := &bench.Setup{Command: command, Args: args, Threads: p.f.threads, ThreadsSet: p.fs.Changed("threads"), Seed: p.f.seed, Verbosity: 3}
 	if err := p.w.Setup(s); err != nil {
 		return err
+	}
+	p.notice, p.detail = atLevel(p.out, s.Verbosity >= 3), atLevel(p.out, s.Verbosity >= 3)
+	if p.w.Hooks().TableMessages {
+		p.detail = atLevel(p.out, s.Verbosity >= 4)
 	}
 	if s.Threads != p.f.threads {
 		p.f.threads = s.Threads
@@ -129,13 +148,16 @@ func (p *pipeline) drive(ctx context.Context, command string, args []string) err
 	if err != nil {
 		return err
 	}
-	if h.Banner != nil && command != "check" && command != "run" { // a run's header has it
-		h.Banner(p.out)
+	if p.ro.DryRun && command != "run" {
+		return fmt.Errorf("--mysql-dry-run applies to run only: %s needs a server", command)
+	}
+	if h.Banner != nil {
+		h.Banner(p.notice)
 	}
 	switch command {
 	case "prepare":
 		if h.BeforeLoad != nil {
-			h.BeforeLoad(p.out)
+			h.BeforeLoad(p.notice)
 		}
 		return p.load(ctx, co, h)
 	case "cleanup":
@@ -157,13 +179,13 @@ func (p *pipeline) drive(ctx context.Context, command string, args []string) err
 				return err
 			}
 		}
-		return h.Check(ctx, pool.DB(0), p.f.threads, p.out)
+		return h.Check(ctx, pool.DB(0), p.f.threads, p.notice)
 	}
 	ignore, err := conn.ParseErrorSet(p.f.ignoreErrors)
 	if err != nil {
 		return err
 	}
-	return p.f.lv.runLevels(ctx, p.out, p.w.Name(), p.f.resultFile, func(threads int, file string) (*result.Result, error) {
+	return p.f.lv.runLevels(ctx, p.notice, p.w.Name(), p.f.resultFile, func(threads int, file string) (*result.Result, error) {
 		return p.run(ctx, co, h, ignore, threads, file)
 	})
 }
@@ -174,21 +196,21 @@ func (p *pipeline) load(ctx context.Context, co conn.Options, h bench.Hooks) err
 	if err != nil {
 		return err
 	}
-	lo.Log, lo.Quiet = p.out, !h.TableMessages
+	lo.Log, lo.Quiet, lo.Info = p.out, !h.TableMessages, p.detail
 	ds := p.w.Dataset()
 	if p.f.loadMode == "csv" {
 		m, err := loader.WriteCSV(ctx, co.DB, ds, lo)
 		if err != nil {
 			return err
 		}
-		printManifest(p.out, m, lo.Dir)
+		printManifest(p.detail, m, lo.Dir)
 		return nil
 	}
 	rep, err := loader.Load(ctx, co, ds, lo)
 	if err != nil {
 		return err
 	}
-	rep.Summary(p.out)
+	rep.Summary(p.detail)
 	return nil
 }
 
@@ -237,32 +259,39 @@ func (p *pipeline) run(ctx context.Context, co conn.Options, h bench.Hooks, igno
 		return nil, err
 	}
 	defer restore()
-	pool, err := conn.Open(co, threads)
-	if err != nil {
-		return nil, err
-	}
-	defer pool.Close()
-	if err := pool.Ping(ctx); err != nil {
-		return nil, err
-	}
-	if h.Validate != nil {
-		if err := h.Validate(ctx, pool.DB(0), co.DB); err != nil {
-			return nil, err
-		}
-	}
 	res := &result.Result{Format: result.Format, Tool: "oltpbench " + version, Workload: p.w.Name(),
 		Options: flagValues(p.fs), Threads: threads, Dataset: p.w.Sizes(), Metric: p.w.Metric()}
 	res.Client, _ = os.Hostname()
-	res.Server = serverInfo(ctx, pool)
-	rec, _ := loader.ReadDataset(ctx, pool.DB(0))
-	for k, v := range rec {
-		res.Dataset[k] = v
+	var cn runner.Connector = conn.DryConnector{}
+	rec := map[string]string{}
+	if p.ro.DryRun {
+		res.Server.Version = "dry run (no server)"
+	} else {
+		pool, err := conn.Open(co, threads)
+		if err != nil {
+			return nil, err
+		}
+		defer pool.Close()
+		if err := pool.Ping(ctx); err != nil {
+			return nil, err
+		}
+		if h.Validate != nil {
+			if err := h.Validate(ctx, pool.DB(0), co.DB); err != nil {
+				return nil, err
+			}
+		}
+		res.Server = serverInfo(ctx, pool)
+		rec, _ = loader.ReadDataset(ctx, pool.DB(0))
+		for k, v := range rec {
+			res.Dataset[k] = v
+		}
+		cn = pool
 	}
 	seed := p.ro.Seed
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
-	r, err := p.w.NewRun(bench.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.out})
+	r, err := p.w.NewRun(bench.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.notice})
 	if err != nil {
 		return nil, err
 	}
@@ -270,8 +299,10 @@ func (p *pipeline) run(ctx context.Context, co conn.Options, h bench.Hooks, igno
 	r.Header()
 	cfg := runner.Config{Threads: threads, Duration: p.ro.Time, Events: p.ro.Events, Rate: p.ro.Rate, Warmup: p.ro.Warmup,
 		ReportInterval: p.ro.ReportInterval, Checkpoints: p.ro.Checkpoints, Grace: p.ro.Grace, Ignore: ignore, Seed: seed}
-	fin, runErr := runner.Run(ctx, cfg, pool, r.NewWorker, hist.NewRegistry(ops, 8), recorder{r, res, ops})
-	if fin != nil {
+	fin, runErr := runner.Run(ctx, cfg, cn, r.NewWorker, hist.NewRegistry(ops, 8), recorder{r, res, ops})
+	// A failed run has no final report (as sysbench) and no result file:
+	// its figures would be compared as if it had run.
+	if fin != nil && runErr == nil {
 		res.Figures = r.Final(fin)
 		if err := res.SetFinal(fin, ops); err != nil {
 			return nil, err
@@ -286,6 +317,9 @@ func (p *pipeline) run(ctx context.Context, co conn.Options, h bench.Hooks, igno
 				return nil, err
 			}
 		}
+	}
+	if errors.Is(runErr, runner.ErrQueueFull) {
+		return nil, &bench.Message{Text: runErr.Error(), Hint: fmt.Sprintf("oltpbench: %d threads cannot keep up with --rate=%s: lower --rate or raise --threads", threads, strconv.FormatFloat(p.ro.Rate, 'f', -1, 64))}
 	}
 	if runErr != nil {
 		var fe *runner.FatalError
@@ -365,4 +399,13 @@ func (p *pipeline) csv(ctx context.Context, args []string) error {
 	}
 	printManifest(p.out, m, lo.Dir)
 	return nil
+}
+
+// atLevel is w when on, else a writer that drops everything (w itself, so a
+// terminal stays a terminal for the progress display).
+func atLevel(w io.Writer, on bool) io.Writer {
+	if on {
+		return w
+	}
+	return io.Discard
 }

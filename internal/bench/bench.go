@@ -82,6 +82,10 @@ type Setup struct {
 	Threads    int
 	ThreadsSet bool   // --threads was given
 	Seed       uint64 // the dataset's seed (--seed)
+	// Verbosity selects what is printed, as sysbench's --verbosity: 3 (the
+	// default) reports and banners, 4 and up also the loader's own lines;
+	// table lines and errors always.
+	Verbosity int
 }
 
 // Hooks are the optional steps a workload adds to the pipeline.
@@ -159,4 +163,38 @@ func Describe(resultName string) Description {
 		}
 	}
 	return Description{Title: resultName, Rank: 1 << 20}
+}
+
+// Front is implemented by a workload whose command line follows another
+// tool's habits (sysbench's --version and error wording). It runs after the
+// options are parsed and before the pipeline; done reports that it answered
+// the command line itself.
+type Front interface {
+	Front(args []string, fs *pflag.FlagSet, out io.Writer) (done bool, err error)
+}
+
+// Helper is implemented by a workload with its own --help layout.
+type Helper interface {
+	Help(w io.Writer, fs *pflag.FlagSet)
+}
+
+// FlagErrorer words errors of option parsing (args as given, out for what
+// comes before the error).
+type FlagErrorer interface {
+	FlagError(err error, args []string, out io.Writer) error
+}
+
+// Message is an error printed as it is: a peer tool's own wording (sysbench's
+// "FATAL: ..."), so that scripts matching it keep working, and an optional
+// hint line of oltpbench's.
+type Message struct {
+	Text string
+	Hint string
+}
+
+func (m *Message) Error() string {
+	if m.Hint == "" {
+		return m.Text
+	}
+	return m.Text + "\n" + m.Hint
 }

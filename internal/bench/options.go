@@ -21,6 +21,9 @@ type RunOptions struct {
 	Checkpoints    []time.Duration
 	Grace          time.Duration // 0: the runner's default
 	Seed           int64         // the run's seed; 0: the current time
+	// DryRun runs every statement as a no-op on no server (sysbench's
+	// --mysql-dry-run): the client measured alone.
+	DryRun bool
 }
 
 // Seconds is a duration flag that takes seconds (300, 0.5), as sysbench, or

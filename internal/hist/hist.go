@@ -29,15 +29,18 @@ type stripe struct {
 
 // Op is one measured operation (an event type, a transaction type).
 type Op struct {
-	Name     string
-	stripes  []stripe
+	Name    string
+	stripes []stripe
+	// Samples swapped out of the stripes go to both: pending until the
+	// next Interval returns them, total until the next ResetTotal. So a
+	// checkpoint (ResetTotal) leaves the current interval whole.
+	pending  *hdr.Histogram
 	interval *hdr.Histogram // what the last Interval returned
-	total    *hdr.Histogram // everything swapped out so far
-	mu       sync.Mutex
+	total    *hdr.Histogram
 }
 
 // Registry holds the histograms of a run. Record is safe for concurrent use;
-// Interval and Total are called by one reporter goroutine.
+// the other methods are called by one reporter goroutine.
 type Registry struct {
 	ops []*Op
 }
@@ -49,7 +52,7 @@ func NewRegistry(names []string, nStripes int) *Registry {
 	}
 	r := &Registry{}
 	for _, n := range names {
-		op := &Op{Name: n, stripes: make([]stripe, nStripes), interval: New(), total: New()}
+		op := &Op{Name: n, stripes: make([]stripe, nStripes), pending: New(), interval: New(), total: New()}
 		for i := range op.stripes {
 			op.stripes[i].cur, op.stripes[i].spare = New(), New()
 		}
@@ -73,54 +76,89 @@ func (r *Registry) Record(op, hint int, us int64) {
 	s.mu.Unlock()
 }
 
-// Interval swaps out what was recorded since the last call, folds it into the
-// total, and returns it per operation. The histograms are reused: they are
-// valid until the next call (a histogram of this range is ~300 KB, so a new
-// one per stripe and interval would be most of a run's allocation).
-func (r *Registry) Interval() []*hdr.Histogram {
-	out := make([]*hdr.Histogram, len(r.ops))
-	for i, o := range r.ops {
-		h := o.interval
-		h.Reset()
+// cut swaps every stripe's histogram for its empty spare: from here on,
+// samples go to the next period. Only pointer swaps, so that a caller that
+// reads its counters right before or after is off by an event in flight at
+// most; the slow merging comes after, in fold.
+func (r *Registry) cut() {
+	for _, o := range r.ops {
 		for j := range o.stripes {
 			s := &o.stripes[j]
 			s.mu.Lock()
-			old := s.cur
-			s.cur = s.spare
+			s.cur, s.spare = s.spare, s.cur
 			s.mu.Unlock()
-			h.Merge(old)
-			old.Reset()
-			s.spare = old
 		}
-		o.mu.Lock()
-		o.total.Merge(h)
-		o.mu.Unlock()
-		out[i] = h
 	}
-	return out
 }
 
-// Reset drops everything recorded so far (end of warm-up, report checkpoints).
-func (r *Registry) Reset() {
-	r.Interval()
+// fold moves what cut swapped out (now in the spares) into pending and
+// total, and empties the spares for the next cut. The histograms are reused:
+// one of this range is ~300 KB, so a new one per stripe and interval would
+// be most of a run's allocation.
+func (r *Registry) fold() {
 	for _, o := range r.ops {
-		o.mu.Lock()
-		o.total.Reset()
-		o.mu.Unlock()
+		for j := range o.stripes {
+			old := o.stripes[j].spare
+			o.pending.Merge(old)
+			o.total.Merge(old)
+			old.Reset()
+		}
 	}
+}
+
+// Interval returns per operation what was recorded since the last call.
+// The histograms are valid until the next call.
+func (r *Registry) Interval() []*hdr.Histogram {
+	r.cut()
+	r.fold()
+	out := make([]*hdr.Histogram, len(r.ops))
+	for i, o := range r.ops {
+		o.interval.Reset()
+		o.pending, o.interval = o.interval, o.pending
+		out[i] = o.interval
+	}
+	return out
 }
 
 // Total returns a copy of each operation's histogram since the start or the
-// last Reset, including what is still in the stripes.
+// last Checkpoint, including what is still in the stripes, and leaves the
+// current interval's samples for the next Interval.
 func (r *Registry) Total() []*hdr.Histogram {
-	r.Interval()
+	r.cut()
+	r.fold()
+	return r.totals()
+}
+
+func (r *Registry) totals() []*hdr.Histogram {
 	out := make([]*hdr.Histogram, len(r.ops))
 	for i, o := range r.ops {
-		o.mu.Lock()
 		out[i] = hdr.Import(o.total.Export())
-		o.mu.Unlock()
 	}
 	return out
+}
+
+// Checkpoint returns what Total would and starts the totals anew (report
+// checkpoints); intervals go on whole.
+func (r *Registry) Checkpoint() []*hdr.Histogram {
+	r.cut()
+	r.fold()
+	out := r.totals()
+	for _, o := range r.ops {
+		o.total.Reset()
+	}
+	return out
+}
+
+// Reset drops everything recorded so far (end of warm-up).
+func (r *Registry) Reset() {
+	r.cut()
+	for _, o := range r.ops {
+		for j := range o.stripes {
+			o.stripes[j].spare.Reset()
+		}
+		o.total.Reset()
+		o.pending.Reset()
+	}
 }
 
 // Encode returns the histogram as compressed base64 text that Decode restores exactly.

@@ -112,3 +112,28 @@ func TestIntervalReusesHistograms(t *testing.T) {
 		t.Errorf("Interval allocates %.0f times per call, want only its result slice", allocs)
 	}
 }
+
+// A checkpoint takes nothing from the interval in
+// progress: the next Interval still has every sample since the last one.
+func TestCheckpointKeepsTheInterval(t *testing.T) {
+	r := NewRegistry([]string{"a"}, 2)
+	for i := 0; i < 50; i++ {
+		r.Record(0, i, 10)
+	}
+	if n := r.Checkpoint()[0].TotalCount(); n != 50 {
+		t.Fatalf("checkpoint total %d, want 50", n)
+	}
+	for i := 0; i < 20; i++ {
+		r.Record(0, i, 30)
+	}
+	if n := r.Interval()[0].TotalCount(); n != 70 {
+		t.Errorf("interval after a checkpoint: %d samples, want all 70", n)
+	}
+	if n := r.Total()[0].TotalCount(); n != 20 {
+		t.Errorf("total after the checkpoint: %d, want the 20 since", n)
+	}
+	r.Reset()
+	if r.Interval()[0].TotalCount() != 0 || r.Total()[0].TotalCount() != 0 {
+		t.Error("Reset left samples")
+	}
+}

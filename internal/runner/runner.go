@@ -91,9 +91,12 @@ type Interval struct {
 	Concurrency int64 // --rate only
 }
 
-// Final is the whole run's outcome.
+// Final is the run's outcome since its measured start, or since the last
+// report checkpoint: counts, histograms and Elapsed cover that period;
+// SinceStart is the time since the measured start (sysbench's "total time").
 type Final struct {
 	Elapsed     time.Duration
+	SinceStart  time.Duration
 	Counts      Totals
 	Hists       []*hdr.Histogram
 	MinUs       int64
@@ -149,14 +152,15 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 
 	var queue chan int64
 	if cfg.Rate > 0 {
-		queue = make(chan int64, 100000)
+		queue = make(chan int64, QueueLength)
 		r.queue = queue
 	}
 
 	var wg sync.WaitGroup
-	errCh := make(chan error, cfg.Threads)
+	errCh := make(chan error, cfg.Threads+1)
 	r.start = time.Now()
 	r.measuredStart = r.start
+	r.periodStart = r.start
 	for _, t := range r.threads {
 		wg.Add(1)
 		r.running.Add(1)
@@ -170,7 +174,12 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 		}(t)
 	}
 	if queue != nil {
-		go r.schedule(runCtx, queue)
+		go func() {
+			if err := r.schedule(runCtx, queue); err != nil {
+				errCh <- err
+				cancel()
+			}
+		}()
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -226,10 +235,11 @@ loop:
 	for {
 		select {
 		case <-warm:
-			r.reg.Reset()
 			r.resetExtremes()
+			r.reg.Reset()
 			last = r.base
 			r.measuredStart = time.Now()
+			r.periodStart = r.measuredStart
 			origin = r.measuredStart
 			lastAt = r.measuredStart
 			startTicker()
@@ -245,14 +255,11 @@ loop:
 			rep.Interval(iv)
 			last, lastAt = cur, now
 		case <-cpCh:
-			f := r.final(false)
+			// Counters and totals start anew (sysbench's checkpoint), but
+			// the clock and the report interval in progress go on.
+			f := r.final(false, time.Now(), true)
 			rep.Checkpoint(*f)
-			r.reg.Reset()
-			r.resetExtremes()
-			r.base = r.snapshot()
-			last = r.base
-			r.measuredStart = time.Now()
-			lastAt = r.measuredStart
+			r.periodStart = f.End
 			cps = cps[1:]
 			armCheckpoint()
 		case now := <-deadline:
@@ -270,7 +277,7 @@ loop:
 			break loop
 		}
 	}
-	r.endAt = time.Now()
+	endAt := time.Now()
 	cancel()
 	grace := cfg.Grace
 	if grace == 0 {
@@ -284,11 +291,10 @@ loop:
 	}
 	select {
 	case err := <-errCh:
-		f := r.final(interrupted)
-		return f, err
+		return r.final(interrupted, endAt, false), err
 	default:
 	}
-	return r.final(interrupted), nil
+	return r.final(interrupted, endAt, false), nil
 }
 
 type run struct {
@@ -305,8 +311,8 @@ type run struct {
 	queue         chan int64
 	start         time.Time
 	measuredStart time.Time
-	endAt         time.Time
-	base          Totals // counters at the last checkpoint
+	periodStart   time.Time // the measured start, or the last checkpoint
+	base          Totals    // counters at the last checkpoint
 }
 
 func (r *run) snapshot() Totals {
@@ -331,22 +337,41 @@ func (r *run) resetExtremes() {
 	r.base = r.snapshot()
 }
 
-func (r *run) final(interrupted bool) *Final {
-	end := r.endAt
-	if end.IsZero() {
-		end = time.Now()
-	}
-	f := &Final{Elapsed: end.Sub(r.measuredStart), Counts: r.snapshot().Sub(r.base), Hists: r.reg.Total(),
-		MinUs: math.MaxInt64, Interrupted: interrupted, Start: r.measuredStart, End: end}
-	f.Counts[Events] = 0
+// final sums up the period from periodStart to end. A checkpoint also
+// starts the next period: counters and histograms are cut together.
+func (r *run) final(interrupted bool, end time.Time, checkpoint bool) *Final {
+	f := &Final{Elapsed: end.Sub(r.periodStart), SinceStart: end.Sub(r.measuredStart), MinUs: math.MaxInt64,
+		Interrupted: interrupted, Start: r.periodStart, End: end}
+	events := make([]int64, len(r.threads))
 	for i, t := range r.threads {
+		events[i] = t.Ctr[Events].Load()
+	}
+	now := r.snapshot()
+	if checkpoint {
+		f.Hists = r.reg.Checkpoint()
+	} else {
+		f.Hists = r.reg.Total()
+	}
+	f.Counts = now.Sub(r.base)
+	f.Counts[Events] = 0
+	for i := range r.threads {
 		st := &r.stats[i]
-		ev := t.Ctr[Events].Load() - st.baseEvents
+		ev := events[i] - st.baseEvents
 		f.Counts[Events] += ev
 		f.PerThread = append(f.PerThread, ThreadStat{Events: ev, Busy: time.Duration(st.busyNs.Load())})
 		f.MinUs = min(f.MinUs, st.minUs.Load())
 		f.MaxUs = max(f.MaxUs, st.maxUs.Load())
 		f.SumUs += st.sumUs.Load()
+		if checkpoint {
+			st.minUs.Store(math.MaxInt64)
+			st.maxUs.Store(0)
+			st.sumUs.Store(0)
+			st.busyNs.Store(0)
+			st.baseEvents = events[i]
+		}
+	}
+	if checkpoint {
+		r.base = now
 	}
 	if f.MinUs == math.MaxInt64 {
 		f.MinUs = 0
@@ -363,28 +388,39 @@ func (r *run) stopped() bool {
 	}
 }
 
+// QueueLength bounds the --rate queue as sysbench's event queue (a ring of
+// 131072 slots, one kept free).
+const QueueLength = 131071
+
+// ErrQueueFull ends a --rate run whose threads cannot keep up: the queue of
+// scheduled events is full (sysbench's wording).
+var ErrQueueFull = errors.New("FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate")
+
 // schedule feeds the --rate queue with scheduled start times (unix ns),
-// exponentially spaced, as sysbench's event generator does.
-func (r *run) schedule(ctx context.Context, q chan int64) {
+// exponentially spaced, as sysbench's event generator does, until ctx ends
+// or the queue is full.
+func (r *run) schedule(ctx context.Context, q chan int64) error {
+	tm := time.NewTimer(time.Hour)
+	defer tm.Stop()
 	rng := newSplitRand(uint64(r.cfg.Seed) ^ 0xabcdef)
 	next := time.Now()
 	for {
 		gap := -math.Log(1-rng.float()) / r.cfg.Rate
 		next = next.Add(time.Duration(gap * float64(time.Second)))
 		if d := time.Until(next); d > 0 {
+			tm.Reset(d)
 			select {
-			case <-time.After(d):
+			case <-tm.C:
 			case <-ctx.Done():
-				return
+				return nil
 			}
 		}
 		select {
 		case q <- next.UnixNano():
 		case <-ctx.Done():
-			return
+			return nil
 		default:
-			// Queue full: the server cannot keep up with the rate; the backlog
-			// itself is reported as queue length.
+			return ErrQueueFull
 		}
 	}
 }

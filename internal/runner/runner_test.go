@@ -52,15 +52,27 @@ func (w *fakeWorker) Close() error    { w.closed.Add(1); return nil }
 type nopReporter struct {
 	mu        sync.Mutex
 	intervals []Interval
+	ivSamples []int64 // samples in each interval's histograms
 	cps       int
+	cpFinals  []Final
 }
 
 func (r *nopReporter) Interval(iv Interval) {
 	r.mu.Lock()
 	r.intervals = append(r.intervals, iv)
+	n := int64(0)
+	for _, h := range iv.Hists {
+		n += h.TotalCount()
+	}
+	r.ivSamples = append(r.ivSamples, n)
 	r.mu.Unlock()
 }
-func (r *nopReporter) Checkpoint(Final) { r.mu.Lock(); r.cps++; r.mu.Unlock() }
+func (r *nopReporter) Checkpoint(f Final) {
+	r.mu.Lock()
+	r.cps++
+	r.cpFinals = append(r.cpFinals, f)
+	r.mu.Unlock()
+}
 
 func factory(ev func(t *workload.Thread) error, rolled, closed *atomic.Int64) Factory {
 	return func(dc driver.Conn, t *workload.Thread) (workload.Worker, error) {
@@ -259,5 +271,71 @@ func TestRateReportsConcurrencyAndQueue(t *testing.T) {
 	defer mu.Unlock()
 	if seenBusy != threads || seenQueue == 0 {
 		t.Fatalf("busy threads seen %d (want %d), longest queue %d", seenBusy, threads, seenQueue)
+	}
+}
+
+// A checkpoint starts the counts anew but not the clock: its report and the
+// final one say how long since the start (sysbench's [ Ns ] and total time),
+// and the interval reports go on whole across it.
+func TestCheckpointTimesAndIntervals(t *testing.T) {
+	var rolled, closed atomic.Int64
+	slow := func(*workload.Thread) error { time.Sleep(time.Millisecond); return nil }
+	rep := &nopReporter{}
+	reg := hist.NewRegistry([]string{"e"}, 2)
+	f, err := Run(context.Background(), Config{Threads: 2, Duration: 1000 * time.Millisecond, ReportInterval: 200 * time.Millisecond,
+		Checkpoints: []time.Duration{300 * time.Millisecond, 700 * time.Millisecond}}, &fakeConnector{}, factory(slow, &rolled, &closed), reg, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.cpFinals) != 2 {
+		t.Fatalf("%d checkpoints", len(rep.cpFinals))
+	}
+	for i, want := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond} {
+		cp := rep.cpFinals[i]
+		if cp.SinceStart < want || cp.SinceStart > want+100*time.Millisecond {
+			t.Errorf("checkpoint %d at %v since the start, want %v", i+1, cp.SinceStart, want)
+		}
+	}
+	if p := rep.cpFinals[1].Elapsed; p < 350*time.Millisecond || p > 500*time.Millisecond {
+		t.Errorf("second checkpoint covers %v, want the ~400 ms since the first", p)
+	}
+	if f.SinceStart < time.Second || f.Elapsed > 400*time.Millisecond {
+		t.Errorf("final: %v since the start, covering %v; want >= 1 s and the ~300 ms since the last checkpoint", f.SinceStart, f.Elapsed)
+	}
+	// Every event lands in one interval report, checkpoints or not: the
+	// intervals hold all events of the three periods but those after the
+	// last report (one report cut short by a checkpoint lost ~10% before).
+	var ivEvents, ivSamples int64
+	for i, iv := range rep.intervals {
+		ivEvents += iv.Counts[Events]
+		ivSamples += rep.ivSamples[i]
+	}
+	all := f.Counts[Events]
+	for _, cp := range rep.cpFinals {
+		all += cp.Counts[Events]
+	}
+	if ivEvents > all+2 || float64(ivEvents) < 0.9*float64(all) {
+		t.Errorf("interval reports count %d events, the periods %d", ivEvents, all)
+	}
+	// Samples and counts are cut together: off by the events in flight (a
+	// checkpoint that took the interval's samples lost half an interval).
+	if d := ivSamples - ivEvents; d < -ivEvents/20 || d > ivEvents/20 {
+		t.Errorf("interval histograms hold %d samples for %d events", ivSamples, ivEvents)
+	}
+}
+
+// A rate the threads cannot keep up with fills the bounded queue, and the
+// run stops with sysbench's error instead of queueing without end.
+func TestRateOverloadStops(t *testing.T) {
+	var rolled, closed atomic.Int64
+	slow := func(*workload.Thread) error { time.Sleep(time.Millisecond); return nil }
+	start := time.Now()
+	_, err := Run(context.Background(), Config{Threads: 2, Duration: 20 * time.Second, Rate: 2e9}, &fakeConnector{},
+		factory(slow, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+	if !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("err %v, want ErrQueueFull", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("took %v to notice", time.Since(start))
 	}
 }

@@ -38,6 +38,19 @@ type Stmt struct {
 	parts []string // query split at '?', for text mode
 	ds    driver.Stmt
 	args  []driver.Value
+	last  Counter // how sysbench counts the last execution
+}
+
+// Counted is how sysbench counts the statement's last execution: a result
+// set is a read, changed rows a write, anything else (BEGIN, an UPDATE that
+// matched nothing, a dry run) other.
+func (st *Stmt) Counted() Counter { return st.last }
+
+func countedExec(res driver.Result) Counter {
+	if n, err := res.RowsAffected(); err == nil && n > 0 {
+		return Writes
+	}
+	return Others
 }
 
 // errMaxPreparedStmts is ER_MAX_PREPARED_STMT_COUNT_REACHED.
@@ -91,6 +104,10 @@ func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	st.last = Others
+	if len(rows.Columns()) > 0 {
+		st.last = Reads
+	}
 	return st.s.scan(rows, fn)
 }
 
@@ -132,15 +149,33 @@ func Repeat(one, sep string, n int) string {
 
 // Exec runs a statement that returns no rows.
 func (st *Stmt) Exec() error {
+	var res driver.Result
+	var err error
 	if st.ds != nil {
-		_, err := st.ds.Exec(st.args)
-		return err
+		res, err = st.ds.Exec(st.args)
+	} else {
+		res, err = st.s.textExec(st.s.render(st))
 	}
-	return st.s.textExec(st.s.render(st))
+	if err == nil {
+		st.last = countedExec(res)
+	}
+	return err
 }
 
 // Exec runs a statement as text with no arguments.
-func (s *Session) Exec(query string) error { return s.textExec(query) }
+func (s *Session) Exec(query string) error {
+	_, err := s.textExec(query)
+	return err
+}
+
+// ExecCounted is Exec that says how sysbench counts the statement.
+func (s *Session) ExecCounted(query string) (Counter, error) {
+	res, err := s.textExec(query)
+	if err != nil {
+		return 0, err
+	}
+	return countedExec(res), nil
+}
 
 // QueryText runs a text statement and reads all its rows.
 func (s *Session) QueryText(query string) (int, error) {
@@ -155,12 +190,11 @@ func (s *Session) QueryText(query string) (int, error) {
 	return s.scan(rows, nil)
 }
 
-func (s *Session) textExec(query string) error {
+func (s *Session) textExec(query string) (driver.Result, error) {
 	if ex, ok := s.dc.(driver.ExecerContext); ok {
-		_, err := ex.ExecContext(context.Background(), query, nil)
-		return err
+		return ex.ExecContext(context.Background(), query, nil)
 	}
-	return errors.New("driver cannot run text statements")
+	return nil, errors.New("driver cannot run text statements")
 }
 
 func (s *Session) textQuery(st *Stmt) (driver.Rows, error) {

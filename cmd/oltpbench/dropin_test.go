@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// These tests run the same command lines under the real sysbench 1.0.20 and
+// under `oltpbench sysbench`, and compare what they print line by line with
+// numbers, times and the version suffix masked. Where oltpbench leaves a
+// sysbench line out on purpose, the test names it (and the README lists it).
+
+// realSysbench runs sysbench; stdout then stderr, as a person reads them.
+func realSysbench(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("sysbench", args...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return so.String() + se.String(), code
+}
+
+// ours runs oltpbench sysbench the same way; oltpbench's hint lines (which
+// follow sysbench's own) are left out of the comparison.
+func ours(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	r := ob(t, nil, append([]string{"sysbench"}, args...)...)
+	var keep []string
+	for _, l := range strings.SplitAfter(r.stdout+r.stderr, "\n") {
+		if !strings.HasPrefix(l, "oltpbench: ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, ""), r.code
+}
+
+var (
+	versionSuffix = regexp.MustCompile(`\((using system LuaJIT [^)]*|oltpbench [^)]*)\)`)
+	numbers       = regexp.MustCompile(`\d+(\.\d+)?`)
+	spaces        = regexp.MustCompile(` +`)
+)
+
+// masked is the output as lines with the version suffix, numbers and runs of
+// spaces (whose width follows the numbers) made equal.
+func masked(s string) []string {
+	s = versionSuffix.ReplaceAllString(s, "(VERSION)")
+	s = numbers.ReplaceAllString(s, "N")
+	s = spaces.ReplaceAllString(s, " ")
+	return strings.Split(strings.TrimRight(s, "\n"), "\n")
+}
+
+func needSysbench(t *testing.T) {
+	if _, err := exec.LookPath("sysbench"); err != nil {
+		t.Skip("sysbench not installed")
+	}
+}
+
+// sameLines compares line by line and shows the first difference.
+func sameLines(t *testing.T, what string, theirs, mine []string) {
+	t.Helper()
+	for i := 0; i < max(len(theirs), len(mine)); i++ {
+		var a, b string
+		if i < len(theirs) {
+			a = theirs[i]
+		}
+		if i < len(mine) {
+			b = mine[i]
+		}
+		if a != b {
+			t.Errorf("%s: line %d differs:\nsysbench:  %q\noltpbench: %q\n--- sysbench\n%s\n--- oltpbench\n%s", what, i+1, a, b,
+				strings.Join(theirs, "\n"), strings.Join(mine, "\n"))
+			return
+		}
+	}
+}
+
+func sideBySide(t *testing.T, what string, args ...string) {
+	t.Helper()
+	a, ca := realSysbench(t, args...)
+	b, cb := ours(t, args...)
+	if ca != cb {
+		t.Errorf("%s: exit %d, sysbench %d\n--- oltpbench\n%s", what, cb, ca, b)
+	}
+	sameLines(t, what, masked(a), masked(b))
+}
+
+func TestDropInVersionAndHelp(t *testing.T) {
+	needSysbench(t)
+	sideBySide(t, "--version", "--version")
+	for _, test := range []string{"oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_write_only",
+		"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete", "select_random_points",
+		"select_random_ranges", "bulk_insert", "/usr/share/sysbench/oltp_read_write.lua"} {
+		sideBySide(t, test+" help", test, "help")
+	}
+	// --help: sysbench's lines in sysbench's order, but the pgsql driver and
+	// the compiled-in non-OLTP tests, which oltpbench does not have; its own
+	// options follow in a section of their own.
+	a, _ := realSysbench(t, "--help")
+	b, code := ours(t, "--help")
+	if code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	var want []string
+	skip := false
+	for _, l := range masked(a) {
+		switch {
+		case l == "pgsql options:" || l == "Compiled-in tests:":
+			skip = true
+		case skip && l == "":
+			skip = false
+			continue
+		}
+		if !skip && !strings.Contains(l, "pgsql - PostgreSQL driver") {
+			want = append(want, l)
+		}
+	}
+	got := masked(b)
+	cut := len(got)
+	for i, l := range got {
+		if strings.HasPrefix(l, "oltpbench options") {
+			cut = i - 1 // the blank line before it
+			break
+		}
+	}
+	sameLines(t, "--help", want, got[:cut])
+	if !strings.Contains(b, "--net-io=STRING") || !strings.Contains(b, "--result-file=STRING") {
+		t.Errorf("--help lacks oltpbench's own options:\n%s", b)
+	}
+}
+
+func TestDropInErrors(t *testing.T) {
+	needSysbench(t)
+	for _, c := range [][]string{
+		{"foo", "bar"},
+		{"nosuch", "help"},
+		{"oltp_read_write", "run", "baz"},
+		{"--foo=1", "oltp_read_write", "run"},
+		{"--skip-trx=5", "oltp_read_write", "run"},
+		{"--skip_trx=5", "oltp_read_write", "run"},
+		{"--threads=x", "oltp_read_write", "run"},
+		{"oltp_read_write", "runn"},
+	} {
+		sideBySide(t, strings.Join(c, " "), c...)
+	}
+	// sysbench reports a bad --db-driver from its worker threads, after the
+	// run's preamble and with two more FATAL lines; oltpbench checks it first.
+	a, _ := realSysbench(t, "--db-driver=x", "oltp_read_write", "run")
+	b, code := ours(t, "--db-driver=x", "oltp_read_write", "run")
+	if code != 1 || !strings.Contains(a, "FATAL: invalid database driver name: 'x'") || !strings.Contains(b, "FATAL: invalid database driver name: 'x'\n") {
+		t.Errorf("--db-driver=x: exit %d\n%s", code, b)
+	}
+}
+
+// The prepare lines at --threads=1 come table by table, as sysbench's; at
+// --threads=2 both interleave tables, so each table's lines are compared in
+// order and the set of lines as a whole.
+func TestDropInPrepare(t *testing.T) {
+	needServer(t)
+	needSysbench(t)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"threads=1", []string{"--threads=1"}},
+		{"threads=2", []string{"--threads=2"}},
+		{"threads=1 create-secondary=off", []string{"--threads=1", "--create-secondary=off"}},
+		{"threads=2 auto-inc=off", []string{"--threads=2", "--auto-inc=off"}},
+		{"verbosity=0", []string{"--threads=1", "--verbosity=0"}},
+		{"verbosity=1 auto-inc=off", []string{"--threads=2", "--verbosity=1", "--auto-inc=off"}},
+		{"verbosity=3", []string{"--threads=2", "--verbosity=3"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mine, theirs := "dropin_ob", "dropin_sb"
+			freshDB(t, mine)
+			freshDB(t, theirs)
+			admin := openDB(t, "")
+			admin.Exec("CREATE DATABASE " + theirs)
+			admin.Exec("CREATE DATABASE " + mine)
+			args := func(db string) []string {
+				return append([]string{"oltp_read_write", "prepare", "--tables=3", "--table-size=500", "--mysql-host=" + testHost,
+					"--mysql-port=" + testPort, "--mysql-user=root", "--mysql-db=" + db}, c.args...)
+			}
+			a, ca := realSysbench(t, args(theirs)...)
+			b, cb := ours(t, args(mine)...)
+			if ca != 0 || cb != 0 {
+				t.Fatalf("exit: sysbench %d, oltpbench %d\n%s\n%s", ca, cb, a, b)
+			}
+			la, lb := masked(a), masked(b)
+			if strings.Contains(c.name, "threads=1") || strings.Contains(c.name, "verbosity=0") {
+				sameLines(t, c.name, la, lb)
+				return
+			}
+			for _, table := range []string{"'sbtest1'", "'sbtest2'", "'sbtest3'"} {
+				sameLines(t, c.name+" "+table, linesOf(la, table), linesOf(lb, table))
+			}
+			sa, sb := append([]string(nil), la...), append([]string(nil), lb...)
+			sort.Strings(sa)
+			sort.Strings(sb)
+			sameLines(t, c.name+" (all lines)", sa, sb)
+		})
+	}
+}
+
+func linesOf(lines []string, table string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, table) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Runs: a fixed number of events, checkpoints, the dry run, the rate
+// overload, and quiet verbosity; numbers masked.
+func TestDropInRun(t *testing.T) {
+	needServer(t)
+	needSysbench(t)
+	mine, theirs := "dropin_run_ob", "dropin_run_sb"
+	freshDB(t, mine)
+	freshDB(t, theirs)
+	admin := openDB(t, "")
+	admin.Exec("CREATE DATABASE " + theirs)
+	conn := func(db string) []string {
+		return []string{"--mysql-host=" + testHost, "--mysql-port=" + testPort, "--mysql-user=root", "--mysql-db=" + db, "--table-size=2000"}
+	}
+	if _, code := realSysbench(t, append([]string{"oltp_read_write", "prepare"}, conn(theirs)...)...); code != 0 {
+		t.Fatal("sysbench prepare failed")
+	}
+	mustOK(t, sb(t, mine, "oltp_read_write", "prepare", "--table-size=2000"), "prepare")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"events=100", []string{"oltp_read_write", "run", "--events=100", "--threads=1"}},
+		{"checkpoints", []string{"oltp_point_select", "run", "--report-checkpoints=1,2", "--time=3"}},
+		{"rate overload", []string{"oltp_point_select", "run", "--rate=2000000000", "--time=5"}},
+		{"verbosity=1", []string{"oltp_read_write", "run", "--events=50", "--verbosity=1"}},
+		{"verbosity=0", []string{"oltp_point_select", "run", "--events=50", "--verbosity=0"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, ca := realSysbench(t, append(c.args, conn(theirs)...)...)
+			b, cb := ours(t, append(c.args, conn(mine)...)...)
+			if ca != cb {
+				t.Errorf("exit %d, sysbench %d\n%s", cb, ca, b)
+			}
+			sameLines(t, c.name, masked(a), masked(b))
+		})
+	}
+	// The dry run needs no server: nothing listens on port 1.
+	t.Run("dry run", func(t *testing.T) {
+		args := []string{"oltp_read_write", "run", "--mysql-dry-run", "--report-interval=1", "--time=2", "--mysql-host=127.0.0.1", "--mysql-port=1"}
+		a, ca := realSysbench(t, args...)
+		b, cb := ours(t, args...)
+		if ca != 0 || cb != 0 {
+			t.Fatalf("exit: sysbench %d, oltpbench %d\n%s", ca, cb, b)
+		}
+		// sysbench's last interval line races with the end of the run
+		// (present or not from run to run): interval lines are compared apart.
+		ivA, restA := intervals(masked(a))
+		ivB, restB := intervals(masked(b))
+		sameLines(t, "dry run", restA, restB)
+		if len(ivB) < 1 || len(ivA) < 1 || ivA[0] != ivB[0] {
+			t.Errorf("interval lines: sysbench %q, oltpbench %q", ivA, ivB)
+		}
+		if !regexp.MustCompile(`read: +0\n +write: +0\n +other: +[1-9]`).MatchString(b) {
+			t.Errorf("a dry run counts every query as other:\n%s", b)
+		}
+	})
+}
+
+// intervals splits out the interval report lines.
+func intervals(lines []string) (iv, rest []string) {
+	for _, l := range lines {
+		if strings.HasPrefix(l, "[ Ns ] thds:") {
+			iv = append(iv, l)
+		} else {
+			rest = append(rest, l)
+		}
+	}
+	return iv, rest
+}

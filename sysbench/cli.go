@@ -1,0 +1,299 @@
+package sysbench
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/bench"
+)
+
+// helpOpt is one line of sysbench's --help: the option, how its value is
+// spelled, the text, and the default in brackets (none when nodef).
+type helpOpt struct {
+	name, typ, text, def string
+	nodef                bool
+}
+
+// helpSection is a titled group of sysbench's --help.
+type helpSection struct {
+	title string // "" for an untitled group after a blank line
+	opts  []helpOpt
+	after string // printed after the options
+}
+
+// sysbenchHelp is sysbench 1.0.20's --help, section by section, as data.
+// The pgsql driver and the compiled-in non-OLTP tests (fileio, cpu ...) are
+// not oltpbench's, so their lines are left out.
+var sysbenchHelp = []helpSection{
+	{title: "General options:", opts: []helpOpt{
+		{"threads", "N", "number of threads to use", "1", false},
+		{"events", "N", "limit for total number of events", "0", false},
+		{"time", "N", "limit for total execution time in seconds", "10", false},
+		{"forced-shutdown", "STRING", "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable", "off", false},
+		{"thread-stack-size", "SIZE", "size of stack per thread", "64K", false},
+		{"rate", "N", "average transactions rate. 0 for unlimited rate", "0", false},
+		{"report-interval", "N", "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports", "0", false},
+		{"report-checkpoints", "[LIST,...]", "dump full statistics and reset all counters at specified points in time. The argument is a list of comma-separated values representing the amount of time in seconds elapsed from start of test when report checkpoint(s) must be performed. Report checkpoints are off by default.", "", false},
+		{"debug", "[=on|off]", "print more debugging info", "off", false},
+		{"validate", "[=on|off]", "perform validation checks where possible", "off", false},
+		{"help", "[=on|off]", "print help and exit", "off", false},
+		{"version", "[=on|off]", "print version and exit", "off", false},
+		{"config-file", "FILENAME", "File containing command line options", "", true},
+		{"tx-rate", "N", "deprecated alias for --rate", "0", false},
+		{"max-requests", "N", "deprecated alias for --events", "0", false},
+		{"max-time", "N", "deprecated alias for --time", "0", false},
+		{"num-threads", "N", "deprecated alias for --threads", "1", false},
+	}},
+	{title: "Pseudo-Random Numbers Generator options:", opts: []helpOpt{
+		{"rand-type", "STRING", "random numbers distribution {uniform,gaussian,special,pareto}", "special", false},
+		{"rand-spec-iter", "N", "number of iterations used for numbers generation", "12", false},
+		{"rand-spec-pct", "N", "percentage of values to be treated as 'special' (for special distribution)", "1", false},
+		{"rand-spec-res", "N", "percentage of 'special' values to use (for special distribution)", "75", false},
+		{"rand-seed", "N", "seed for random number generator. When 0, the current time is used as a RNG seed.", "0", false},
+		{"rand-pareto-h", "N", "parameter h for pareto distribution", "0.2", false},
+	}},
+	{title: "Log options:", opts: []helpOpt{
+		{"verbosity", "N", "verbosity level {5 - debug, 0 - only critical messages}", "3", false},
+	}},
+	{opts: []helpOpt{
+		{"percentile", "N", "percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations", "95", false},
+		{"histogram", "[=on|off]", "print latency histogram in report", "off", false},
+	}},
+	{title: "General database options:\n", opts: []helpOpt{
+		{"db-driver", "STRING", "specifies database driver to use ('help' to get list of available drivers)", "mysql", false},
+		{"db-ps-mode", "STRING", "prepared statements usage mode {auto, disable}", "auto", false},
+		{"db-debug", "[=on|off]", "print database-specific debug information", "off", false},
+	}, after: "\n\nCompiled-in database drivers:\n  mysql - MySQL driver\n"},
+	{title: "mysql options:", opts: []helpOpt{
+		{"mysql-host", "[LIST,...]", "MySQL server host", "localhost", false},
+		{"mysql-port", "[LIST,...]", "MySQL server port", "3306", false},
+		{"mysql-socket", "[LIST,...]", "MySQL socket", "", true},
+		{"mysql-user", "STRING", "MySQL user", "sbtest", false},
+		{"mysql-password", "STRING", "MySQL password", "", false},
+		{"mysql-db", "STRING", "MySQL database name", "sbtest", false},
+		{"mysql-ssl", "[=on|off]", "use SSL connections, if available in the client library", "off", false},
+		{"mysql-ssl-cipher", "STRING", "use specific cipher for SSL connections", "", false},
+		{"mysql-compression", "[=on|off]", "use compression, if available in the client library", "off", false},
+		{"mysql-debug", "[=on|off]", "trace all client library calls", "off", false},
+		{"mysql-ignore-errors", "[LIST,...]", "list of errors to ignore, or \"all\"", "1213,1020,1205", false},
+		{"mysql-dry-run", "[=on|off]", "Dry run, pretend that all MySQL client API calls are successful without executing them", "off", false},
+	}},
+}
+
+// printOpts prints options as sysbench does: "  --name=TYPE" padded to the
+// longest in the group plus one space, the text, then "[default]".
+func printOpts(w io.Writer, opts []helpOpt) {
+	width := 0
+	for _, o := range opts {
+		width = max(width, len(o.spelled()))
+	}
+	for _, o := range opts {
+		line := fmt.Sprintf("  %-*s %s", width, o.spelled(), o.text)
+		if !o.nodef {
+			line += " [" + o.def + "]"
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func (o helpOpt) spelled() string {
+	if strings.HasPrefix(o.typ, "[=") {
+		return "--" + o.name + o.typ
+	}
+	return "--" + o.name + "=" + o.typ
+}
+
+// printHelp is `oltpbench sysbench --help`: sysbench's sections, then the
+// options oltpbench adds, in the same layout.
+func printHelp(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, "Usage:\n  sysbench [options]... [testname] [command]\n\n")
+	fmt.Fprintf(w, "Commands implemented by most tests: prepare run cleanup help\n\n")
+	known := map[string]bool{}
+	for _, s := range sysbenchHelp {
+		if s.title != "" {
+			fmt.Fprintln(w, s.title)
+		}
+		printOpts(w, s.opts)
+		for _, o := range s.opts {
+			known[o.name] = true
+		}
+		if s.after != "" {
+			fmt.Fprint(w, s.after)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "See 'sysbench <testname> help' for a list of options for each test.\n\n")
+	for _, o := range Decl(&Options{}) {
+		known[strings.ReplaceAll(o.Name, "_", "-")] = true
+	}
+	known["pgsql-variant"] = true
+	var extra []helpOpt
+	fs.VisitAll(func(f *pflag.Flag) {
+		if known[f.Name] || f.Hidden {
+			return
+		}
+		extra = append(extra, flagHelp(f))
+	})
+	sort.Slice(extra, func(i, j int) bool { return extra[i].name < extra[j].name })
+	fmt.Fprintln(w, "oltpbench options (not in sysbench):")
+	printOpts(w, extra)
+	fmt.Fprintln(w)
+}
+
+// flagHelp spells a flag of oltpbench's own as a sysbench help line.
+func flagHelp(f *pflag.Flag) helpOpt {
+	typ := "STRING"
+	switch f.Value.Type() {
+	case "on|off":
+		typ = "[=on|off]"
+	case "N", "int", "int64", "uint64", "float64", "seconds", "duration":
+		typ = "N"
+	case "LIST":
+		typ = "[LIST,...]"
+	}
+	def := f.DefValue
+	if def == "[]" {
+		def = ""
+	}
+	return helpOpt{name: f.Name, typ: typ, text: f.Usage, def: def}
+}
+
+// printTestHelp is `sysbench <test> help`: the test's options, as its Lua
+// script declares them (with pgsql_variant, which oltpbench accepts and
+// ignores); name is how the test was named on the command line.
+func printTestHelp(w io.Writer, t *Test, name string) {
+	def := Defaults()
+	var opts []helpOpt
+	for _, o := range Decl(&def) {
+		if o.Name == "create_table_options" || o.Tests != nil && !contains(o.Tests, t.Name) {
+			continue // oltpbench's own, or another test's
+		}
+		h := helpOpt{name: o.Name, text: o.Help}
+		switch o.Kind {
+		case OptBool:
+			h.typ = "[=on|off]"
+			h.def = map[bool]string{true: "on", false: "off"}[*o.Bool]
+		case OptInt:
+			h.typ = "N"
+			if o.Int != nil {
+				h.def = fmt.Sprint(*o.Int)
+			} else {
+				h.def = fmt.Sprint(*o.IntP)
+			}
+		case OptString:
+			h.typ, h.def = "STRING", *o.String
+		}
+		opts = append(opts, h)
+	}
+	opts = append(opts, helpOpt{name: "pgsql_variant", typ: "STRING", nodef: true,
+		text: "Use this PostgreSQL variant when running with the PostgreSQL driver. The only currently supported variant is 'redshift'. When enabled, create_secondary is automatically disabled, and delete_inserts is set to 0"})
+	sort.Slice(opts, func(i, j int) bool { return opts[i].name < opts[j].name })
+	fmt.Fprintf(w, "%s options:\n", filepath.Base(name))
+	printOpts(w, opts)
+	fmt.Fprintln(w)
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Front answers what sysbench answers before it runs a command: --version,
+// the banner, the test and command checks in sysbench's words, and
+// `<test> help`.
+func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, error) {
+	if s.version {
+		fmt.Fprintf(out, "sysbench %s\n", Version)
+		return true, nil
+	}
+	if len(args) > 2 {
+		return false, &bench.Message{Text: "Unrecognized command line argument: " + args[2]}
+	}
+	// sysbench checks its general options before the banner; --threads here
+	// also takes a list or a range.
+	if th := fs.Lookup("threads"); th != nil && !threadsSpec.MatchString(th.Value.String()) {
+		return false, &bench.Message{Text: fmt.Sprintf("Invalid value for the 'threads' option: '%s'", th.Value.String())}
+	}
+	if s.verbosity >= 3 {
+		PrintBanner(out, bench.Tool)
+	}
+	if len(args) == 0 {
+		return false, &bench.Message{Text: "oltpbench: name a test and a command, e.g. oltpbench sysbench oltp_read_write run (sysbench would read a Lua script from standard input)"}
+	}
+	t, err := Lookup(args[0], "")
+	if err != nil {
+		return false, &bench.Message{Text: fmt.Sprintf("FATAL: Cannot find benchmark '%s': no such built-in test, file or module", args[0]),
+			Hint: "oltpbench: the tests are " + strings.Join(Names(), ", ") + " (oltp_common for prepare and cleanup)"}
+	}
+	if len(args) == 1 {
+		return false, &bench.Message{Text: "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help"}
+	}
+	switch args[1] {
+	case "prepare", "prewarm", "warmup", "run", "cleanup":
+		return false, nil
+	case "help":
+		if t.custom == bulkInsertEvent {
+			return false, &bench.Message{Text: "'bulk_insert' test does not implement the 'help' command."}
+		}
+		printTestHelp(out, t, strings.TrimSuffix(args[0], "/"))
+		return true, nil
+	}
+	return false, &bench.Message{Text: "Unknown command: " + args[1]}
+}
+
+// Help is `oltpbench sysbench --help`.
+func (s *suite) Help(w io.Writer, fs *pflag.FlagSet) { printHelp(w, fs) }
+
+var (
+	threadsSpec  = regexp.MustCompile(`^\d+(,\d+)*$|^\d+-\d+$`)
+	pflagUnknown = regexp.MustCompile(`^unknown flag: (--\S+)`)
+	pflagBad     = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag`)
+)
+
+// FlagError words a command-line error as sysbench does: an option it does
+// not know or a test option's bad value is "invalid option: --foo=1" after
+// the banner; a general option's bad value is "Invalid value for the
+// 'threads' option: 'x'".
+func (s *suite) FlagError(err error, args []string, out io.Writer) error {
+	msg := err.Error()
+	if m := pflagUnknown.FindStringSubmatch(msg); m != nil {
+		fmt.Fprint(out, bannerText(bench.Tool))
+		return &bench.Message{Text: "invalid option: " + rawArg(args, m[1]), Hint: "oltpbench: see oltpbench sysbench --help"}
+	}
+	if m := pflagBad.FindStringSubmatch(msg); m != nil {
+		name := m[2]
+		for _, o := range Decl(&Options{}) {
+			if strings.ReplaceAll(o.Name, "_", "-") == name {
+				fmt.Fprint(out, bannerText(bench.Tool))
+				return &bench.Message{Text: "invalid option: " + rawArg(args, "--"+name)}
+			}
+		}
+		return &bench.Message{Text: fmt.Sprintf("Invalid value for the '%s' option: '%s'", name, m[1])}
+	}
+	return err
+}
+
+// rawArg finds the argument as typed (--foo=1, --skip_trx=5) for an option
+// pflag names in its normal form.
+func rawArg(args []string, flag string) string {
+	norm := func(a string) string {
+		n, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		return "--" + strings.ReplaceAll(n, "_", "-")
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "--") && norm(a) == strings.ReplaceAll(flag, "_", "-") {
+			return a
+		}
+	}
+	return flag
+}
