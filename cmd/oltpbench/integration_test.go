@@ -264,6 +264,7 @@ type resultFile struct {
 		Counters   []string
 		PerSeconds float64 `json:"per_seconds"`
 	}
+	Dataset map[string]string `json:"dataset"`
 }
 
 // The statement mix follows the options, counted exactly over a fixed number of events.
@@ -501,6 +502,10 @@ func TestResultFile(t *testing.T) {
 	if rf.Format != "oltpbench-result/2" || rf.Metric.Name != "QPS" || len(rf.Metric.Counters) != 3 || rf.Metric.PerSeconds != 1 || rf.Options["threads"] != "2" || !strings.Contains(strings.ToLower(rf.Server.Version), "mariadb") ||
 		len(rf.Intervals) < 1 || len(rf.Ops) != 1 || rf.Ops[0].Count != rf.Totals["events"] || rf.Ops[0].Histogram == "" {
 		t.Fatalf("result file incomplete: %s", b)
+	}
+	// The loader's summary, printed only at --verbosity=4, is in the result.
+	if rf.Dataset["load_rows"] != "2000" || rf.Dataset["load_seconds"] == "" || rf.Dataset["state"] != "complete" {
+		t.Errorf("dataset record without the load summary: %v", rf.Dataset)
 	}
 	if !strings.Contains(r.stdout, "99.9th percentile:") || !strings.Contains(r.stdout, `"format": "oltpbench-result/2"`) {
 		t.Errorf("--percentiles or --output=json missing from stdout")

@@ -90,3 +90,17 @@ func TestMergeRefusesOtherMetric(t *testing.T) {
 		t.Errorf("merge of QPS and TPS: %v", err)
 	}
 }
+
+// How a dataset was loaded (its load_* figures) is no difference worth a
+// warning; what it holds is.
+func TestDatasetDiffIgnoresLoadFigures(t *testing.T) {
+	a := &Result{Dataset: map[string]string{"tables": "4", "load_seconds": "1.2", "load_mode": "local"}}
+	b := &Result{Dataset: map[string]string{"tables": "4", "load_seconds": "9.9", "load_mode": "insert"}}
+	if d := DatasetDiff(a, b); len(d) != 0 {
+		t.Errorf("load figures warned about: %v", d)
+	}
+	b.Dataset["tables"] = "8"
+	if d := DatasetDiff(a, b); len(d) != 1 || !strings.Contains(d[0], "tables=4 vs 8") {
+		t.Errorf("table count difference: %v", d)
+	}
+}

@@ -139,14 +139,26 @@ func optionDiff(a, b map[string]string, ignore map[string]bool) []string {
 // of two results questionable (threads and client-specific options aside).
 func DatasetDiff(a, b *Result) []string {
 	var d []string
-	for _, x := range optionDiff(a.Dataset, b.Dataset, map[string]bool{"state": true, "load_mode": true}) {
+	// How a dataset was loaded (mode, time) does not change what it holds.
+	ign := map[string]bool{"state": true}
+	for k := range a.Dataset {
+		if strings.HasPrefix(k, "load_") {
+			ign[k] = true
+		}
+	}
+	for k := range b.Dataset {
+		if strings.HasPrefix(k, "load_") {
+			ign[k] = true
+		}
+	}
+	for _, x := range optionDiff(a.Dataset, b.Dataset, ign) {
 		d = append(d, "dataset "+x)
 	}
-	ign := map[string]bool{"threads": true, "time": true}
+	ignOpt := map[string]bool{"threads": true, "time": true}
 	for k := range clientOptions {
-		ign[k] = true
+		ignOpt[k] = true
 	}
-	for _, x := range optionDiff(a.Options, b.Options, ign) {
+	for _, x := range optionDiff(a.Options, b.Options, ignOpt) {
 		d = append(d, "option "+x)
 	}
 	return d
