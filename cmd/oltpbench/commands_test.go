@@ -259,3 +259,19 @@ func TestArgumentErrors(t *testing.T) {
 		}
 	}
 }
+
+// --config-file counts before anything is printed: verbosity=0 there silences
+// the banner and the report (a dry run needs no server).
+func TestConfigFileVerbosity(t *testing.T) {
+	dir := t.TempDir()
+	quiet, loud := filepath.Join(dir, "quiet.conf"), filepath.Join(dir, "loud.conf")
+	os.WriteFile(quiet, []byte("verbosity=0\nmysql-dry-run=on\ntime=1\n"), 0o644)
+	os.WriteFile(loud, []byte("mysql-dry-run=on\ntime=1\n"), 0o644)
+	if r := inProcess("sysbench", "--config-file="+quiet, "oltp_point_select", "run"); r.code != 0 || r.stdout != "" {
+		t.Errorf("verbosity=0 from the config file: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r := inProcess("sysbench", "--config-file="+loud, "oltp_point_select", "run")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "sysbench 1.0.20 (") || !strings.Contains(r.stdout, "SQL statistics:") {
+		t.Errorf("dry run from the config file: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -36,6 +36,7 @@ type pipeline struct {
 	// notice gets reports and banners (verbosity 3 and up), detail the
 	// loader's own lines when the workload prints table lines (4 and up).
 	notice, detail io.Writer
+	configApplied  bool
 }
 
 func newPipeline(spec bench.Spec, fs *pflag.FlagSet) *pipeline {
@@ -54,6 +55,10 @@ func workloadCommand(spec bench.Spec) *cobra.Command {
 		Short: spec.Short,
 		Long:  spec.Long,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// The config file counts as typed first: it may set --verbosity.
+			if err := p.applyConfig(); err != nil {
+				return err
+			}
 			if fr, ok := p.w.(bench.Front); ok {
 				done, err := fr.Front(args, cmd.Flags(), cmd.OutOrStdout())
 				if done || err != nil {
@@ -92,13 +97,20 @@ func (p *pipeline) commands(h bench.Hooks) []string {
 	return append(c, "cleanup")
 }
 
+// applyConfig applies --config-file once (the command line wins).
+func (p *pipeline) applyConfig() error {
+	if p.f.configFile == "" || p.configApplied {
+		return nil
+	}
+	p.configApplied = true
+	return options.ApplyConfigFile(p.fs, p.f.configFile)
+}
+
 // setup applies --config-file, takes the first thread level and lets the
 // workload validate its options.
 func (p *pipeline) setup(command string, args []string) error {
-	if p.f.configFile != "" {
-		if err := options.ApplyConfigFile(p.fs, p.f.configFile); err != nil {
-			return err
-		}
+	if err := p.applyConfig(); err != nil {
+		return err
 	}
 	if err := p.f.firstThreads(); err != nil {
 		return err
