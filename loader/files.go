@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,8 +35,12 @@ type Manifest struct {
 	Workload string            `json:"workload"`
 	Seed     uint64            `json:"seed"`
 	Meta     map[string]string `json:"meta,omitempty"`
-	Tables   []ManifestTable   `json:"tables"`
-	store    Store
+	// Shard and Shards mark a manifest part: the files of the Shard-th of
+	// Shards machines that wrote one dataset together (0: the whole set).
+	Shard  int             `json:"shard,omitempty"`
+	Shards int             `json:"shards,omitempty"`
+	Tables []ManifestTable `json:"tables"`
+	store  Store
 }
 
 // ManifestTable is one table's schema file and data files.
@@ -45,6 +50,7 @@ type ManifestTable struct {
 	Rows          int64          `json:"rows"`
 	KeyColumn     string         `json:"key_column,omitempty"`
 	ChunksPerFile int64          `json:"chunks_per_file"`
+	TotalFiles    int64          `json:"total_files"` // in the whole set, all shards
 	SchemaFile    string         `json:"schema_file"`
 	Files         []ManifestFile `json:"files"`
 }
@@ -70,7 +76,22 @@ func dataFile(db, table string, n int64) string {
 }
 func manifestFile(db string) string { return db + "-manifest.json" }
 func importFile(db string) string   { return db + "-import.sql" }
-func progressFile(db string) string { return "." + db + "-progress.jsonl" }
+
+// manifestPart names shard i's part of n; it is written when the shard is complete.
+func manifestPart(db string, i, n int) string {
+	return fmt.Sprintf("%s-manifest.%d-of-%d.json", db, i, n)
+}
+
+var partName = regexp.MustCompile(`^(.+)-manifest\.(\d+)-of-(\d+)\.json$`)
+
+// progressFile is the log of completed files, one per shard so that shards
+// writing into one place never share a file.
+func progressFile(db string, shard, shards int) string {
+	if shards > 0 {
+		return fmt.Sprintf(".%s-progress.%d-of-%d.jsonl", db, shard, shards)
+	}
+	return "." + db + "-progress.jsonl"
+}
 
 // WriteCSV writes the dataset as CSV files in o.Dir, split near o.FileSize,
 // with schema files, a manifest and IMPORT INTO statements. Files are the same
@@ -88,19 +109,23 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 	if db == "" {
 		return nil, errors.New("no database name for the files: set --mysql-db")
 	}
-	if o.Shards > 0 {
-		return nil, errors.New("--shard splits a load into a server; CSV files are the same bytes on every machine: write them once, or use --load-mode=import --shard=i/n on each machine")
-	}
 	if err := st.Check(); err != nil {
 		return nil, err
 	}
-	m := &Manifest{Format: ManifestFormat, DB: db, Workload: ds.Workload, Seed: o.Seed, Meta: ds.Meta, store: st}
-	done, err := readProgress(st, db)
+	m := &Manifest{Format: ManifestFormat, DB: db, Workload: ds.Workload, Seed: o.Seed, Meta: ds.Meta, Shard: o.Shard, Shards: o.Shards, store: st}
+	done, err := readProgress(st, progressFile(db, o.Shard, o.Shards))
 	if err != nil {
 		return nil, err
 	}
+	mine := manifestFile(db)
+	if o.Shards > 0 {
+		mine = manifestPart(db, o.Shard, o.Shards)
+		if st.Size(manifestFile(db)) >= 0 {
+			return nil, fmt.Errorf("%s already holds the whole set of database %q: shards go to another --dir", o.Dir, db)
+		}
+	}
 	if !o.Resume {
-		if len(done) > 0 || st.Size(manifestFile(db)) >= 0 {
+		if len(done) > 0 || st.Size(mine) >= 0 {
 			return nil, fmt.Errorf("%s already holds files of database %q: use --resume to finish them, another --dir, or remove them", o.Dir, db)
 		}
 	}
@@ -129,9 +154,21 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 	if err := writeObject(st, schemaCreateFile(db), []byte("CREATE DATABASE IF NOT EXISTS "+quoteIdent(db)+";\n")); err != nil {
 		return nil, err
 	}
+	// With shards, file n of every table goes to shard n mod shards (in
+	// table order within a number): names and bytes are those of a
+	// one-machine generation, each written by one shard.
+	for i := range ds.Tables {
+		t, mt := &ds.Tables[i], &m.Tables[i]
+		mt.TotalFiles = (t.Chunks() + mt.ChunksPerFile - 1) / mt.ChunksPerFile
+	}
 	for i := range ds.Tables {
 		t, mt := &ds.Tables[i], &m.Tables[i]
 		for c0, n := int64(0), int64(0); c0 < t.Chunks(); c0, n = c0+mt.ChunksPerFile, n+1 {
+			if o.Shards > 0 {
+				if (int(n)*len(ds.Tables)+i)%o.Shards != o.Shard-1 {
+					continue
+				}
+			}
 			c1 := min(c0+mt.ChunksPerFile, t.Chunks())
 			first, _ := t.ChunkRange(c0)
 			lf, ln := t.ChunkRange(c1 - 1)
@@ -148,7 +185,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 			total += est
 		}
 	}
-	plog, err := st.Append(progressFile(db))
+	plog, err := st.Append(progressFile(db, o.Shard, o.Shards))
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +208,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 			defer mu.Unlock()
 			jb.mt.Files = append(jb.mt.Files, f)
 			if _, err := plog.Write(append(line, '\n')); err != nil {
-				return fmt.Errorf("writing %s: %v", progressFile(db), err)
+				return fmt.Errorf("writing %s: %v", progressFile(db, o.Shard, o.Shards), err)
 			}
 			return nil
 		})
@@ -189,7 +226,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 		sort.Slice(m.Tables[i].Files, func(a, b int) bool { return m.Tables[i].Files[a].Unit < m.Tables[i].Files[b].Unit })
 	}
 	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := writeObject(st, manifestFile(db), append(b, '\n')); err != nil {
+	if err := writeObject(st, mine, append(b, '\n')); err != nil {
 		return nil, err
 	}
 	if err := writeObject(st, importFile(db), []byte(ImportSQL(m, st.Location(), o.Threads))); err != nil {
@@ -302,8 +339,8 @@ func writeObject(st Store, name string, b []byte) error {
 	return nil
 }
 
-func readProgress(st Store, db string) (map[string]ManifestFile, error) {
-	b, err := st.ReadFile(progressFile(db))
+func readProgress(st Store, name string) (map[string]ManifestFile, error) {
+	b, err := st.ReadFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]ManifestFile{}, nil
 	}
@@ -330,8 +367,8 @@ func ImportSQL(m *Manifest, location string, threads int) string {
 	fmt.Fprintf(&b, "-- node the session is connected to (or on S3/GCS); tables must exist and be empty; run %s and the\n", schemaCreateFile(m.DB))
 	fmt.Fprintf(&b, "-- %s files first. IMPORT INTO builds the secondary indexes itself.\n", schemaFile(m.DB, "<table>"))
 	for _, t := range m.Tables {
-		if len(t.Files) == 0 {
-			continue
+		if t.TotalFiles == 0 && len(t.Files) == 0 {
+			continue // manifests before total_files have only their files
 		}
 		cols := make([]string, len(t.Columns))
 		for i, c := range t.Columns {
@@ -344,22 +381,56 @@ func ImportSQL(m *Manifest, location string, threads int) string {
 	return b.String()
 }
 
-// ReadManifest loads the store's manifest for db ("" when it holds one).
+// ReadManifest loads the store's manifest for db ("" when it holds one):
+// the whole set, or the parts of all its shards merged into one. A set with
+// a shard missing or incomplete (its part is written last) is refused, by
+// shard.
 func ReadManifest(st Store, db string) (*Manifest, error) {
-	name := ""
-	if db != "" {
-		name = manifestFile(db)
-	} else {
-		ms, _ := st.List("-manifest.json")
-		switch len(ms) {
+	whole, _ := st.List("-manifest.json")
+	json1, _ := st.List(".json")
+	parts := map[string][]string{}
+	for _, n := range json1 {
+		if m := partName.FindStringSubmatch(n); m != nil {
+			parts[m[1]] = append(parts[m[1]], n)
+		}
+	}
+	if db == "" {
+		dbs := map[string]bool{}
+		for _, n := range whole {
+			dbs[strings.TrimSuffix(n, "-manifest.json")] = true
+		}
+		for d := range parts {
+			dbs[d] = true
+		}
+		switch len(dbs) {
 		case 0:
 			return nil, fmt.Errorf("no *-manifest.json in %s: make the files with oltpbench csv (or --load-mode=csv) first", st.Location())
 		case 1:
-			name = ms[0]
+			for d := range dbs {
+				db = d
+			}
 		default:
 			return nil, fmt.Errorf("%s holds manifests of several databases: name one with --mysql-db", st.Location())
 		}
 	}
+	if st.Size(manifestFile(db)) >= 0 {
+		return readManifestFile(st, manifestFile(db))
+	}
+	if len(parts[db]) == 0 {
+		return nil, fmt.Errorf("no %s in %s: make the files with oltpbench csv (or --load-mode=csv) first", manifestFile(db), st.Location())
+	}
+	var ms []*Manifest
+	for _, n := range parts[db] {
+		m, err := readManifestFile(st, n)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+	}
+	return mergeParts(st, db, ms)
+}
+
+func readManifestFile(st Store, name string) (*Manifest, error) {
 	b, err := st.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the manifest: %v", err)
@@ -369,6 +440,47 @@ func ReadManifest(st Store, db string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s is not an oltpbench %s manifest", name, ManifestFormat)
 	}
 	return m, nil
+}
+
+// mergeParts makes one manifest of the shards' parts, refusing sets with a
+// shard missing, parts of other generations, or files missing.
+func mergeParts(st Store, db string, ms []*Manifest) (*Manifest, error) {
+	n := ms[0].Shards
+	have := map[int]*Manifest{}
+	for _, m := range ms {
+		if m.Shards != n || m.Seed != ms[0].Seed || m.Workload != ms[0].Workload || len(m.Tables) != len(ms[0].Tables) {
+			return nil, fmt.Errorf("%s holds manifest parts of different generations of database %q (shards, seed or tables differ): keep one set", st.Location(), db)
+		}
+		have[m.Shard] = m
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if have[i] == nil {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("shard(s) %s of database %q are missing or incomplete in %s: run (or --resume) oltpbench csv with --shard=%s there",
+			strings.Join(missing, ", "), db, st.Location(), missing[0])
+	}
+	out := *have[1]
+	out.Shard, out.Shards = 0, 0
+	out.Tables = make([]ManifestTable, len(have[1].Tables))
+	for ti := range out.Tables {
+		t := have[1].Tables[ti]
+		t.Files, t.Rows = nil, 0
+		for i := 1; i <= n; i++ {
+			pt := have[i].Tables[ti]
+			t.Files = append(t.Files, pt.Files...)
+			t.Rows += pt.Rows
+		}
+		sort.Slice(t.Files, func(a, b int) bool { return t.Files[a].Unit < t.Files[b].Unit })
+		if int64(len(t.Files)) != t.TotalFiles {
+			return nil, fmt.Errorf("table %s of database %q has %d of its %d files in the shards' parts: make the set again", t.Name, db, len(t.Files), t.TotalFiles)
+		}
+		out.Tables[ti] = t
+	}
+	return &out, nil
 }
 
 // ImportDir loads a folder made by WriteCSV: IMPORT INTO on TiDB, LOAD DATA

@@ -1,12 +1,14 @@
 package loader
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -212,13 +214,72 @@ func TestParseShard(t *testing.T) {
 
 // CSV files are the same on every machine, so a shard of them is refused
 // rather than silently written whole.
-func TestCSVRefusesShard(t *testing.T) {
+// Shards write disjoint files into one place, each with a manifest part;
+// their union is the one-machine generation byte for byte, and reading the
+// set merges the parts, or names the shard that is missing.
+func TestCSVShards(t *testing.T) {
+	wholeDir, whole := writeDir(t, 2, 20<<10)
+	ds := Dataset{Workload: "test", Tables: []workload.Table{testTable("a", 25500, -1), testTable("b", 3000, -1), testTable("empty", 0, -1)}}
 	dir := t.TempDir()
-	_, err := WriteCSV(context.Background(), "db1", Dataset{Tables: []workload.Table{testTable("a", 10, -1)}}, Options{Dir: dir, Shard: 1, Shards: 2, Progress: "off"})
-	if err == nil || !strings.Contains(err.Error(), "--load-mode=import --shard") {
-		t.Fatalf("WriteCSV with --shard=1/2: err = %v, want a refusal naming --load-mode=import", err)
+	for _, i := range []int{2, 3, 1} {
+		if _, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: dir, Threads: i, Seed: 7, FileSize: 20 << 10, Progress: "off", Shard: i, Shards: 3}); err != nil {
+			t.Fatalf("shard %d/3: %v", i, err)
+		}
+		if i == 3 {
+			// Two of three parts: the set is refused, naming the missing shard.
+			st, _ := OpenStore(dir)
+			if _, err := ReadManifest(st, ""); err == nil || !strings.Contains(err.Error(), "shard(s) 1/3 of database \"db1\" are missing") {
+				t.Errorf("incomplete set: %v", err)
+			}
+		}
 	}
-	if files, _ := os.ReadDir(dir); len(files) != 0 {
-		t.Errorf("refused, yet wrote %d files", len(files))
+	a, b := listFiles(t, wholeDir), listFiles(t, dir)
+	var dataA, dataB int
+	for name, bytesA := range a {
+		if !strings.HasSuffix(name, ".csv") {
+			continue
+		}
+		dataA++
+		if !bytes.Equal(bytesA, b[name]) {
+			t.Errorf("%s differs between the shards and one machine", name)
+		}
+	}
+	for name := range b {
+		if strings.HasSuffix(name, ".csv") {
+			dataB++
+		}
+	}
+	if dataA != dataB || dataA < 4 {
+		t.Errorf("%d data files from one machine, %d from the shards", dataA, dataB)
+	}
+	// The same statements; THREAD follows each writer's --threads.
+	thread := regexp.MustCompile(`THREAD=\d+`)
+	norm := func(b []byte, dir string) []byte { return bytes.ReplaceAll(thread.ReplaceAll(b, nil), []byte(dir), []byte("DIR")) }
+	if !bytes.Equal(norm(a["db1-import.sql"], wholeDir), norm(b["db1-import.sql"], dir)) {
+		t.Errorf("import statements differ:\n%s\n%s", a["db1-import.sql"], b["db1-import.sql"])
+	}
+	st, _ := OpenStore(dir)
+	m, err := ReadManifest(st, "db1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ti := range whole.Tables {
+		w, g := whole.Tables[ti], m.Tables[ti]
+		if w.Rows != g.Rows || len(w.Files) != len(g.Files) {
+			t.Errorf("table %s: %d rows in %d files merged, %d in %d from one machine", w.Name, g.Rows, len(g.Files), w.Rows, len(w.Files))
+			continue
+		}
+		for i := range w.Files {
+			if w.Files[i].SHA256 != g.Files[i].SHA256 || w.Files[i].Unit != g.Files[i].Unit {
+				t.Errorf("%s: merged manifest differs", w.Files[i].Name)
+			}
+		}
+	}
+	// A shard already written is refused without --resume, and the whole set beside shards too.
+	if _, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: dir, Seed: 7, FileSize: 20 << 10, Progress: "off", Shard: 2, Shards: 3}); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Errorf("second write of a shard: %v", err)
+	}
+	if _, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: wholeDir, Seed: 7, FileSize: 20 << 10, Progress: "off", Shard: 1, Shards: 2}); err == nil || !strings.Contains(err.Error(), "whole set") {
+		t.Errorf("a shard beside the whole set: %v", err)
 	}
 }

@@ -188,7 +188,7 @@ func TestCSVErrors(t *testing.T) {
 		{[]string{"csv", "sysbench", "--tables=1"}, "--dir"},
 		{[]string{"csv", "sysbench", "oltp_bogus", "--dir=" + t.TempDir()}, "unknown test"},
 		{[]string{"csv", "tpcc", "--warehouses=0", "--dir=" + t.TempDir()}, "--warehouses=0"},
-		{[]string{"csv", "tpcc", "--warehouses=1", "--shard=1/2", "--dir=" + t.TempDir()}, "--shard"},
+		{[]string{"csv", "tpcc", "--warehouses=1", "--shard=3/2", "--dir=" + t.TempDir()}, "--shard=3/2"},
 		{[]string{"csv", "sysbench", "--csv-file-size=big", "--dir=" + t.TempDir()}, "--csv-file-size=big"},
 	} {
 		r := inProcess(c.args...)

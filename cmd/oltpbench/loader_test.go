@@ -112,6 +112,33 @@ func TestCSVThenImport(t *testing.T) {
 	}
 }
 
+// CSV written as three shards (as three machines would, into one place):
+// import refuses the set while a shard is missing, and loads the whole set
+// to the rows of a one-machine load.
+func TestCSVShardsThenImport(t *testing.T) {
+	needServer(t)
+	want := reference(t)
+	dir := filepath.Join(t.TempDir(), "csv")
+	db := "ld_shards"
+	freshDB(t, db)
+	imp := func() res {
+		return ob(t, nil, "import", "--dir="+dir, "--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--progress=off")
+	}
+	for _, i := range []string{"3", "1", "2"} {
+		mustOK(t, ob(t, nil, "csv", "sysbench", "--dir="+dir, "--tables=3", ldSize, "--mysql-db="+db, "--threads=2",
+			"--csv-file-size=1MiB", "--progress=off", "--shard="+i+"/3"), "csv shard "+i)
+		if i == "1" {
+			if r := imp(); r.code == 0 || !strings.Contains(r.stderr, "shard(s) 2/3") {
+				t.Fatalf("import of an incomplete set: exit %d, stderr %q", r.code, r.stderr)
+			}
+		}
+	}
+	mustOK(t, imp(), "import")
+	if got := checksum(t, db, 3); got != want {
+		t.Errorf("imported %s, reference %s", got, want)
+	}
+}
+
 // startPrepare starts a slow prepare (one thread, insert mode) and returns once some units are in.
 func startPrepare(t *testing.T, db string, extra ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
