@@ -254,7 +254,9 @@ func TestCSVShards(t *testing.T) {
 	}
 	// The same statements; THREAD follows each writer's --threads.
 	thread := regexp.MustCompile(`THREAD=\d+`)
-	norm := func(b []byte, dir string) []byte { return bytes.ReplaceAll(thread.ReplaceAll(b, nil), []byte(dir), []byte("DIR")) }
+	norm := func(b []byte, dir string) []byte {
+		return bytes.ReplaceAll(thread.ReplaceAll(b, nil), []byte(dir), []byte("DIR"))
+	}
 	if !bytes.Equal(norm(a["db1-import.sql"], wholeDir), norm(b["db1-import.sql"], dir)) {
 		t.Errorf("import statements differ:\n%s\n%s", a["db1-import.sql"], b["db1-import.sql"])
 	}
