@@ -281,6 +281,17 @@ func TestCSVShards(t *testing.T) {
 	if _, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: dir, Seed: 7, FileSize: 20 << 10, Progress: "off", Shard: 2, Shards: 3}); err == nil || !strings.Contains(err.Error(), "--resume") {
 		t.Errorf("second write of a shard: %v", err)
 	}
+	// --resume of a shard keeps its complete files (its own progress log) and rewrites its part alike.
+	before := listFiles(t, dir)
+	os.Remove(filepath.Join(dir, "db1-manifest.2-of-3.json"))
+	if _, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: dir, Seed: 7, FileSize: 20 << 10, Progress: "off", Shard: 2, Shards: 3, Resume: true}); err != nil {
+		t.Fatalf("resume of shard 2/3: %v", err)
+	}
+	for name, b := range listFiles(t, dir) {
+		if !bytes.Equal(b, before[name]) {
+			t.Errorf("%s changed on resume", name)
+		}
+	}
 	if _, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: wholeDir, Seed: 7, FileSize: 20 << 10, Progress: "off", Shard: 1, Shards: 2}); err == nil || !strings.Contains(err.Error(), "whole set") {
 		t.Errorf("a shard beside the whole set: %v", err)
 	}
