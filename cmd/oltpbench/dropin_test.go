@@ -60,6 +60,10 @@ func masked(s string) []string {
 }
 
 func needSysbench(t *testing.T) {
+	t.Helper()
+	if binPath == "" {
+		needServer(t) // the binary is built with the test server (TestMain)
+	}
 	if _, err := exec.LookPath("sysbench"); err != nil {
 		t.Skip("sysbench not installed")
 	}

@@ -119,7 +119,8 @@ func (p *pipeline) setup(command string, args []string) error {
 	if err := p.w.Setup(s); err != nil {
 		return err
 	}
-	p.notice, p.detail = atLevel(p.out, s.Verbosity >= 3), atLevel(p.out, s.Verbosity >= 3)
+	p.notice = atLevel(p.out, s.Verbosity >= 3)
+	p.detail = p.notice
 	if p.w.Hooks().TableMessages {
 		p.detail = atLevel(p.out, s.Verbosity >= 4)
 	}
@@ -162,9 +163,6 @@ func (p *pipeline) drive(ctx context.Context, command string, args []string) err
 	}
 	if p.ro.DryRun && command != "run" {
 		return fmt.Errorf("--mysql-dry-run applies to run only: %s needs a server", command)
-	}
-	if h.Banner != nil {
-		h.Banner(p.notice)
 	}
 	switch command {
 	case "prepare":

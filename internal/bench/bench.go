@@ -90,8 +90,6 @@ type Setup struct {
 
 // Hooks are the optional steps a workload adds to the pipeline.
 type Hooks struct {
-	// Banner is printed first by prepare, prewarm, run and cleanup.
-	Banner func(w io.Writer)
 	// BeforeLoad is printed after the banner, before a load starts.
 	BeforeLoad func(w io.Writer)
 	// TableMessages: the loader prints a line per table and phase
