@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -41,6 +40,14 @@ type Manifest struct {
 	Shards int             `json:"shards,omitempty"`
 	Tables []ManifestTable `json:"tables"`
 	store  Store
+}
+
+// Location is where the files are, without credentials.
+func (m *Manifest) Location() string {
+	if m.store == nil {
+		return ""
+	}
+	return m.store.Location()
 }
 
 // ManifestTable is one table's schema file and data files.
@@ -102,14 +109,14 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(o.Dir)
+	st, err := OpenStore(o.Dir, o.FileSize)
 	if err != nil {
 		return nil, err
 	}
 	if db == "" {
 		return nil, errors.New("no database name for the files: set --mysql-db")
 	}
-	if err := st.Check(); err != nil {
+	if err := st.Check(true); err != nil {
 		return nil, err
 	}
 	m := &Manifest{Format: ManifestFormat, DB: db, Workload: ds.Workload, Seed: o.Seed, Meta: ds.Meta, Shard: o.Shard, Shards: o.Shards, store: st}
@@ -121,12 +128,12 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 	if o.Shards > 0 {
 		mine = manifestPart(db, o.Shard, o.Shards)
 		if st.Size(manifestFile(db)) >= 0 {
-			return nil, fmt.Errorf("%s already holds the whole set of database %q: shards go to another --dir", o.Dir, db)
+			return nil, fmt.Errorf("%s already holds the whole set of database %q: shards go to another --dir", st.Location(), db)
 		}
 	}
 	if !o.Resume {
 		if len(done) > 0 || st.Size(mine) >= 0 {
-			return nil, fmt.Errorf("%s already holds files of database %q: use --resume to finish them, another --dir, or remove them", o.Dir, db)
+			return nil, fmt.Errorf("%s already holds files of database %q: use --resume to finish them, another --dir, or remove them", st.Location(), db)
 		}
 	}
 	type job struct {
@@ -185,7 +192,18 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 			total += est
 		}
 	}
-	plog, err := st.Append(progressFile(db, o.Shard, o.Shards))
+	// Uploads or temporary files a killed run left for the files still to
+	// write go first; other shards' (perhaps running now) are not touched.
+	var todo []string
+	for _, jb := range jobs {
+		todo = append(todo, jb.f.Name)
+	}
+	if n, err := st.Sweep(todo); err != nil {
+		return nil, err
+	} else if n > 0 {
+		fmt.Fprintf(o.Info, "Removed %d incomplete file(s) an interrupted run left\n", n)
+	}
+	plog, err := st.Log(progressFile(db, o.Shard, o.Shards))
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +225,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 			mu.Lock()
 			defer mu.Unlock()
 			jb.mt.Files = append(jb.mt.Files, f)
-			if _, err := plog.Write(append(line, '\n')); err != nil {
+			if err := plog.Add(f.Name+".json", line); err != nil {
 				return fmt.Errorf("writing %s: %v", progressFile(db, o.Shard, o.Shards), err)
 			}
 			return nil
@@ -340,17 +358,14 @@ func writeObject(st Store, name string, b []byte) error {
 }
 
 func readProgress(st Store, name string) (map[string]ManifestFile, error) {
-	b, err := st.ReadFile(name)
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string]ManifestFile{}, nil
-	}
+	entries, err := st.ReadLog(name)
 	if err != nil {
 		return nil, err
 	}
 	m := map[string]ManifestFile{}
-	for _, l := range strings.Split(string(b), "\n") {
+	for _, l := range entries {
 		var f ManifestFile
-		if l == "" || json.Unmarshal([]byte(l), &f) != nil {
+		if json.Unmarshal(l, &f) != nil {
 			continue // a line cut by a crash: the file is redone
 		}
 		m[f.Name] = f
@@ -366,6 +381,10 @@ func ImportSQL(m *Manifest, location string, threads int) string {
 	fmt.Fprintf(&b, "-- IMPORT INTO statements for TiDB >= 7.2, made by oltpbench. The files must be readable by the TiDB\n")
 	fmt.Fprintf(&b, "-- node the session is connected to (or on S3/GCS); tables must exist and be empty; run %s and the\n", schemaCreateFile(m.DB))
 	fmt.Fprintf(&b, "-- %s files first. IMPORT INTO builds the secondary indexes itself.\n", schemaFile(m.DB, "<table>"))
+	if strings.HasPrefix(location, "s3://") && !secretInURL.MatchString(location) {
+		fmt.Fprintf(&b, "-- The URLs hold no credentials: add &access-key=...&secret-access-key=... (or &role-arn=...) to each\n")
+		fmt.Fprintf(&b, "-- FROM, or run `oltpbench import --dir URL-with-keys`, which adds them when the statements run.\n")
+	}
 	for _, t := range m.Tables {
 		if t.TotalFiles == 0 && len(t.Files) == 0 {
 			continue // manifests before total_files have only their files
@@ -374,7 +393,12 @@ func ImportSQL(m *Manifest, location string, threads int) string {
 		for i, c := range t.Columns {
 			cols[i] = quoteIdent(c)
 		}
-		loc := strings.TrimRight(location, "/") + "/" + m.DB + "." + t.Name + ".*.csv"
+		// The pattern goes in the path, before a URL's parameters.
+		base, query, _ := strings.Cut(location, "?")
+		loc := strings.TrimRight(base, "/") + "/" + m.DB + "." + t.Name + ".*.csv"
+		if query != "" {
+			loc += "?" + query
+		}
 		fmt.Fprintf(&b, "IMPORT INTO %s.%s (%s) FROM '%s' FORMAT 'csv' WITH CHARACTER_SET='utf8mb4', FIELDS_TERMINATED_BY=',', FIELDS_ENCLOSED_BY='\"', FIELDS_ESCAPED_BY='\\\\', FIELDS_DEFINED_NULL_BY='\\\\N', LINES_TERMINATED_BY='\\n', SKIP_ROWS=1, SPLIT_FILE=FALSE, THREAD=%d, CHECKSUM_TABLE='required', DISABLE_TIKV_IMPORT_MODE=FALSE;\n",
 			quoteIdent(m.DB), quoteIdent(t.Name), strings.Join(cols, ","), strings.ReplaceAll(loc, "'", "''"), max(threads, 1))
 	}
@@ -386,8 +410,14 @@ func ImportSQL(m *Manifest, location string, threads int) string {
 // a shard missing or incomplete (its part is written last) is refused, by
 // shard.
 func ReadManifest(st Store, db string) (*Manifest, error) {
-	whole, _ := st.List("-manifest.json")
-	json1, _ := st.List(".json")
+	whole, err := st.List("-manifest.json")
+	if err != nil {
+		return nil, err
+	}
+	json1, err := st.List(".json")
+	if err != nil {
+		return nil, err
+	}
 	parts := map[string][]string{}
 	for _, n := range json1 {
 		if m := partName.FindStringSubmatch(n); m != nil {
@@ -490,8 +520,11 @@ func ImportDir(ctx context.Context, co conn.Options, dir string, o Options) (*Re
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(dir)
+	st, err := OpenStore(dir, 0)
 	if err != nil {
+		return nil, err
+	}
+	if err := st.Check(false); err != nil {
 		return nil, err
 	}
 	m, err := ReadManifest(st, co.DB)
@@ -552,13 +585,26 @@ func importTiDB(ctx context.Context, pool *conn.Pool, m *Manifest, ds Dataset, o
 	}
 	rep.Create = time.Since(start)
 	t0 := time.Now()
-	for _, q := range strings.Split(ImportSQL(m, m.store.Location(), o.Threads), "\n") {
+	// Credentials go into the statements only now, never into a file.
+	loc, redact := m.store.Location(), RedactURL
+	if s, ok := m.store.(*s3Store); ok {
+		var err error
+		if loc, err = s.importLocation(ctx); err != nil {
+			return nil, err
+		}
+		redact = s.redact
+	}
+	for _, q := range strings.Split(ImportSQL(m, loc, o.Threads), "\n") {
 		if !strings.HasPrefix(q, "IMPORT INTO") {
 			continue
 		}
 		rows, err := db.QueryContext(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("IMPORT INTO failed: %v (the files must be on the TiDB node at %s, or use S3)", err, m.store.Location())
+			where := "the files must be on the TiDB node at " + m.store.Location() + ", or in object storage"
+			if strings.Contains(loc, "://") {
+				where = "TiDB must reach " + m.store.Location() + " with the credentials given"
+			}
+			return nil, fmt.Errorf("IMPORT INTO failed: %s (%s)", redact(err.Error()), where)
 		}
 		for rows.Next() {
 		}

@@ -227,7 +227,7 @@ func TestCSVShards(t *testing.T) {
 		}
 		if i == 3 {
 			// Two of three parts: the set is refused, naming the missing shard.
-			st, _ := OpenStore(dir)
+			st, _ := OpenStore(dir, 0)
 			if _, err := ReadManifest(st, ""); err == nil || !strings.Contains(err.Error(), "shard(s) 1/3 of database \"db1\" are missing") {
 				t.Errorf("incomplete set: %v", err)
 			}
@@ -260,7 +260,7 @@ func TestCSVShards(t *testing.T) {
 	if !bytes.Equal(norm(a["db1-import.sql"], wholeDir), norm(b["db1-import.sql"], dir)) {
 		t.Errorf("import statements differ:\n%s\n%s", a["db1-import.sql"], b["db1-import.sql"])
 	}
-	st, _ := OpenStore(dir)
+	st, _ := OpenStore(dir, 0)
 	m, err := ReadManifest(st, "db1")
 	if err != nil {
 		t.Fatal(err)

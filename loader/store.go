@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +17,9 @@ import (
 type Store interface {
 	// Location is where a server reads the files from (IMPORT INTO's FROM).
 	Location() string
-	// Check makes sure files can be written, creating the place if needed.
-	Check() error
+	// Check makes sure files can be read, and written if write is set
+	// (creating the place if needed).
+	Check(write bool) error
 	// Create starts an object that appears under name only when Commit
 	// succeeds; Abort leaves nothing under that name.
 	Create(name string) (Object, error)
@@ -27,8 +29,19 @@ type Store interface {
 	Size(name string) int64
 	// List names the complete objects whose names end with suffix, sorted.
 	List(suffix string) ([]string, error)
-	// Append opens a log that lines are added to (the CSV progress log).
-	Append(name string) (io.WriteCloser, error)
+	// Log opens the record of completed files (the CSV progress log);
+	// ReadLog returns its entries, none when there is no log.
+	Log(name string) (Log, error)
+	ReadLog(name string) ([][]byte, error)
+	// Sweep removes what interrupted writes of these names left behind
+	// (temporary files, open multipart uploads) and says how many.
+	Sweep(names []string) (int, error)
+}
+
+// Log is an append-only record; an entry is durable when Add returns.
+type Log interface {
+	Add(key string, entry []byte) error
+	Close() error
 }
 
 // Object is a file being written.
@@ -38,10 +51,23 @@ type Object interface {
 	Abort()
 }
 
-// OpenStore returns the store for --dir.
-func OpenStore(dir string) (Store, error) {
+// OpenStore returns the store for --dir: a folder, or an s3:// URL.
+// fileSize (0: the default) sizes multipart uploads.
+func OpenStore(dir string, fileSize int64) (Store, error) {
 	if dir == "" {
 		return nil, errors.New("no output folder: set --dir")
+	}
+	if scheme, _, ok := strings.Cut(dir, "://"); ok {
+		switch scheme {
+		case "s3":
+			return openS3(dir, fileSize)
+		case "gs", "gcs", "azure", "azblob":
+			return nil, fmt.Errorf("--dir %s://... is not supported: use s3:// (GCS takes it with endpoint=https://storage.googleapis.com and HMAC keys), or a folder", scheme)
+		case "file", "local":
+			return dirStore(strings.TrimPrefix(dir, scheme+"://")), nil
+		default:
+			return nil, fmt.Errorf("--dir %s: unknown storage scheme %q: use a folder or s3://bucket/prefix", RedactURL(dir), scheme)
+		}
 	}
 	return dirStore(dir), nil
 }
@@ -59,7 +85,13 @@ func (d dirStore) Location() string {
 	return string(d)
 }
 
-func (d dirStore) Check() error {
+func (d dirStore) Check(write bool) error {
+	if !write {
+		if st, err := os.Stat(string(d)); err != nil || !st.IsDir() {
+			return fmt.Errorf("no folder %s: give --dir the folder written by oltpbench csv", d)
+		}
+		return nil
+	}
 	if err := os.MkdirAll(string(d), 0o755); err != nil {
 		return fmt.Errorf("cannot create --dir %s: %v; choose a writable folder", d, errors.Unwrap(err))
 	}
@@ -106,12 +138,54 @@ func (d dirStore) List(suffix string) ([]string, error) {
 	return out, nil
 }
 
-func (d dirStore) Append(name string) (io.WriteCloser, error) {
+// Log on a folder is a JSON-lines file; a line cut by a crash is skipped on
+// reading (its file is made again).
+func (d dirStore) Log(name string) (Log, error) {
 	f, err := os.OpenFile(d.path(name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write in %s: %v", d, errors.Unwrap(err))
 	}
-	return f, nil
+	return fileLog{f}, nil
+}
+
+type fileLog struct{ f *os.File }
+
+func (l fileLog) Add(_ string, entry []byte) error {
+	_, err := l.f.Write(append(entry, '\n'))
+	return err
+}
+
+func (l fileLog) Close() error { return l.f.Close() }
+
+func (d dirStore) ReadLog(name string) ([][]byte, error) {
+	b, err := os.ReadFile(d.path(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if len(l) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// Sweep removes the temporary files of interrupted writes of these names.
+func (d dirStore) Sweep(names []string) (int, error) {
+	n := 0
+	for _, name := range names {
+		tmps, _ := filepath.Glob(d.path("." + name + ".tmp-*"))
+		for _, t := range tmps {
+			if os.Remove(t) == nil {
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 type dirObject struct {

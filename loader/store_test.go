@@ -14,11 +14,11 @@ import (
 // an aborted one leaves nothing, and temporary names are never listed.
 func TestDirStoreCommitAbort(t *testing.T) {
 	dir := t.TempDir()
-	st, err := OpenStore(dir)
+	st, err := OpenStore(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Check(); err != nil {
+	if err := st.Check(true); err != nil {
 		t.Fatal(err)
 	}
 	data := bytes.Repeat([]byte("0123456789abcdef"), 200000) // 3.2 MB: whole O_DIRECT blocks and a tail
@@ -91,7 +91,7 @@ func TestDirStoreUsesODirect(t *testing.T) {
 }
 
 func TestOpenStoreNeedsDir(t *testing.T) {
-	if _, err := OpenStore(""); err == nil || !strings.Contains(err.Error(), "--dir") {
+	if _, err := OpenStore("", 0); err == nil || !strings.Contains(err.Error(), "--dir") {
 		t.Errorf("OpenStore(\"\"): %v", err)
 	}
 }

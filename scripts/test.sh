@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test: unit tests, then integration tests against a throwaway MariaDB
-# (started here in .mariadb-test on a free port, stopped on exit). Installs
-# mariadb-server and sysbench with apt-get when missing and running as root.
+# and a throwaway S3 server (Versity S3 Gateway, go-installed when missing),
+# started here on free ports and stopped on exit. Installs mariadb-server and
+# sysbench with apt-get when missing and running as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -23,10 +24,13 @@ if [ -n "$unformatted" ]; then echo "test: gofmt needed on: $unformatted" >&2; e
 go vet ./...
 
 dir="$PWD/.mariadb-test"
+s3dir="$PWD/.s3-test"
 scripts/mariadb-stop.sh "$dir" --wipe
+scripts/s3-stop.sh "$s3dir" --wipe
 scripts/mariadb-start.sh "$dir"
-trap 'scripts/mariadb-stop.sh "$dir" --wipe' EXIT
-set -a; . "$dir/env"; set +a
+trap 'scripts/mariadb-stop.sh "$dir" --wipe; scripts/s3-stop.sh "$s3dir" --wipe' EXIT
+scripts/s3-start.sh "$s3dir"
+set -a; . "$dir/env"; . "$s3dir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.

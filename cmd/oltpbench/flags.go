@@ -75,7 +75,7 @@ func (f *commonFlags) registerLoad(fs *pflag.FlagSet, generate bool) {
 	options.AddBool(fs, &f.analyze, "analyze", true, "prepare: ANALYZE TABLE after loading")
 	options.AddBool(fs, &f.resume, "resume", false, "finish an interrupted load: load only what is missing")
 	fs.StringVar(&f.shard, "shard", "", "load only part i of n (i/n), so several client machines load one dataset")
-	fs.StringVar(&f.dir, "dir", "", "folder of the CSV files (csv and import modes)")
+	fs.StringVar(&f.dir, "dir", "", "where the CSV files are (csv and import modes): a folder, or s3://bucket/prefix?endpoint=..&access-key=..&secret-access-key=.. (TiDB's URL parameters; without keys, the AWS credential chain)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress display: auto (a live bar on a terminal), on, off")
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oltpbench/oltpbench/internal/bench"
+	"github.com/oltpbench/oltpbench/loader"
 )
 
 // version is set at build time (-ldflags "-X main.version=...").
@@ -27,7 +28,11 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // are one line on stderr, and the result is the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	bench.Tool = "oltpbench " + version
-	commandLine = args
+	// Storage keys in a --dir URL never reach a message.
+	commandLine = make([]string, len(args))
+	for i, a := range args {
+		commandLine[i] = loader.RedactURL(a)
+	}
 	root := &cobra.Command{
 		Use:           "oltpbench",
 		Short:         "OLTP benchmarks for MySQL-protocol databases (TiDB, MySQL, MariaDB)",
@@ -72,10 +77,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := root.Execute(); err != nil {
 		var m *bench.Message
 		if errors.As(err, &m) {
-			fmt.Fprintln(stderr, m.Error())
+			fmt.Fprintln(stderr, loader.RedactURL(m.Error()))
 			return 1
 		}
-		msg := err.Error()
+		msg := loader.RedactURL(err.Error())
 		if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand") {
 			msg = strings.Replace(msg, "unknown flag", "unknown option", 1) + " (see --help)"
 		}

@@ -213,7 +213,7 @@ func (p *pipeline) load(ctx context.Context, co conn.Options, h bench.Hooks) err
 		if err != nil {
 			return err
 		}
-		printManifest(p.detail, m, lo.Dir)
+		printManifest(p.detail, m, m.Location())
 		return nil
 	}
 	rep, err := loader.Load(ctx, co, ds, lo)
@@ -407,7 +407,7 @@ func (p *pipeline) csv(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	printManifest(p.out, m, lo.Dir)
+	printManifest(p.out, m, m.Location())
 	return nil
 }
 

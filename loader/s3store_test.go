@@ -1,0 +1,237 @@
+package loader
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/s3test"
+)
+
+// The store contract, on a folder and on the S3 server: an object appears
+// under its name only when committed (small objects and multipart ones),
+// an aborted one leaves nothing, the log reads back what was added, and
+// Sweep clears what a killed writer left.
+func TestStoreContract(t *testing.T) {
+	stores := map[string]func(t *testing.T) (Store, func() []string){
+		"dir": func(t *testing.T) (Store, func() []string) {
+			dir := t.TempDir()
+			st, _ := OpenStore(dir, 0)
+			return st, func() []string {
+				var left []string
+				ents, _ := os.ReadDir(dir)
+				for _, e := range ents {
+					if strings.Contains(e.Name(), ".tmp-") {
+						left = append(left, e.Name())
+					}
+				}
+				return left
+			}
+		},
+		"s3": func(t *testing.T) (Store, func() []string) {
+			srv := s3test.Need(t)
+			b := srv.Bucket(t)
+			st, err := OpenStore(srv.URL(b, "some/prefix"), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st, func() []string { return srv.OpenUploads(t, b) }
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			st, open := open(t)
+			if err := st.Check(true); err != nil {
+				t.Fatal(err)
+			}
+			for _, size := range []int{0, 1000, 3*minPartSize + 12345} {
+				data := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
+				obj, err := st.Create("db.t.000001.csv")
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Written in pieces that straddle part boundaries.
+				for p := data; len(p) > 0; {
+					n := min(len(p), 777777)
+					if _, err := obj.Write(p[:n]); err != nil {
+						t.Fatal(err)
+					}
+					p = p[n:]
+				}
+				if st.Size("db.t.000001.csv") != -1 && size == 0 {
+					t.Errorf("size %d: object visible before Commit", size)
+				}
+				if err := obj.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				if got := st.Size("db.t.000001.csv"); got != int64(size) {
+					t.Errorf("size %d: Size says %d", size, got)
+				}
+				r, err := st.Open("db.t.000001.csv")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(r)
+				r.Close()
+				if !bytes.Equal(got, data) {
+					t.Errorf("size %d: read back %d bytes, differing", size, len(got))
+				}
+			}
+			ab, _ := st.Create("db.t.000002.csv")
+			ab.Write(make([]byte, 2*minPartSize+5)) // a multipart upload is open
+			ab.Abort()
+			if st.Size("db.t.000002.csv") != -1 {
+				t.Error("aborted object is visible")
+			}
+			if left := open(); len(left) != 0 {
+				t.Errorf("Abort left %v", left)
+			}
+			if names, _ := st.List(".csv"); strings.Join(names, ",") != "db.t.000001.csv" {
+				t.Errorf("List: %v", names)
+			}
+			// A writer killed mid-object: Sweep clears it, for its names only.
+			killed, _ := st.Create("db.t.000003.csv")
+			killed.Write(make([]byte, minPartSize+1))
+			other, _ := st.Create("db.u.000001.csv")
+			other.Write(make([]byte, minPartSize+1))
+			if o, ok := killed.(*s3Object); ok {
+				o.wg.Wait() // the part is on the server, as when the process dies
+				other.(*s3Object).wg.Wait()
+			} else {
+				killed.(*dirObject).w.f.Close()
+				other.(*dirObject).w.f.Close()
+			}
+			if n, err := st.Sweep([]string{"db.t.000003.csv", "db.t.000004.csv"}); err != nil || n != 1 {
+				t.Errorf("Sweep: %d, %v; want 1", n, err)
+			}
+			if left := open(); len(left) != 1 || !strings.Contains(left[0], "db.u.000001.csv") {
+				t.Errorf("after Sweep: %v, want only the other name's", left)
+			}
+			other.Abort()
+
+			lg, err := st.Log(".db-progress.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lg.Add("a.json", []byte(`{"name":"a"}`))
+			lg.Add("b.json", []byte(`{"name":"b"}`))
+			lg.Close()
+			entries, err := st.ReadLog(".db-progress.jsonl")
+			if err != nil || len(entries) != 2 {
+				t.Fatalf("ReadLog: %q, %v", entries, err)
+			}
+			if names, _ := st.List(".jsonl"); len(names) != 0 {
+				t.Errorf("List shows the log: %v", names)
+			}
+			if none, err := st.ReadLog(".other-progress.jsonl"); err != nil || len(none) != 0 {
+				t.Errorf("ReadLog of no log: %q, %v", none, err)
+			}
+		})
+	}
+}
+
+// Parts come from the store's pool, so memory is bounded by it whatever
+// the object size: writing 10 parts' worth makes at most the pool's parts.
+func TestS3PartsBounded(t *testing.T) {
+	srv := s3test.Need(t)
+	st, err := openS3(srv.URL(srv.Bucket(t), ""), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.pool.max = 3
+	obj, _ := st.Create("big.csv")
+	chunk := make([]byte, 1<<20)
+	for i := 0; i < 10*minPartSize/len(chunk); i++ {
+		if _, err := obj.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := obj.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st.pool.made > 3 {
+		t.Errorf("%d part buffers made, the pool allows 3", st.pool.made)
+	}
+	if got := st.Size("big.csv"); got != 10*minPartSize {
+		t.Errorf("size %d", got)
+	}
+}
+
+// URLs take TiDB's parameter names; what is shown never holds a key.
+func TestS3URL(t *testing.T) {
+	good := "s3://bkt/a/b?endpoint=http://127.0.0.1:9&force-path-style=false&region=eu-west-1&access-key=AKID123&secret-access-key=SECRET456&session-token=TOKEN789"
+	st, err := OpenStore(good, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := st.Location()
+	if loc != "s3://bkt/a/b?endpoint=http://127.0.0.1:9&force-path-style=false&region=eu-west-1" {
+		t.Errorf("Location: %s", loc)
+	}
+	for _, bad := range []struct{ url, want string }{
+		{"s3://bkt/p?acces-key=x", `unknown parameter "acces-key"`},
+		{"s3://bkt/p?force-path-style=maybe", "invalid force-path-style=maybe"},
+		{"s3://bkt/p?access-key=AKID123", "give both"},
+		{"s3://bkt/p?endpoint=127.0.0.1:9000", "invalid endpoint"},
+		{"s3:///p?secret-access-key=SECRET456", "cannot parse --dir"},
+		{"gs://bkt/p", "not supported"},
+		{"ftp://bkt/p?secret-access-key=SECRET456", `unknown storage scheme "ftp"`},
+	} {
+		_, err := OpenStore(bad.url, 0)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want %q", bad.url, err, bad.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "SECRET456") || strings.Contains(err.Error(), "AKID123")) {
+			t.Errorf("%s: error shows a key: %v", bad.url, err)
+		}
+	}
+	if got := RedactURL("--dir=s3://b/p?access-key=AK&secret-access-key=SK&session-token=T x"); got != "--dir=s3://b/p?access-key=****&secret-access-key=****&session-token=**** x" {
+		t.Errorf("RedactURL: %s", got)
+	}
+}
+
+// Each bad place gets one line naming the fix, without the keys.
+func TestS3BadInput(t *testing.T) {
+	srv := s3test.Need(t)
+	b := srv.Bucket(t)
+	srv.GrantRead(t, b)
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := l.Addr().String()
+	l.Close()
+	for _, c := range []struct {
+		name, url, want string
+		write            bool
+	}{
+		{"unreachable", "s3://" + b + "?endpoint=http://" + closed + "&access-key=x&secret-access-key=" + srv.SecretKey, "cannot reach http://" + closed, true},
+		{"wrong keys", srv.URLWith(b, "", srv.AccessKey, srv.SecretKey+"x"), "refused the credentials", true},
+		{"unknown key", srv.URLWith(b, "", "nobody", srv.SecretKey), "refused the credentials", true},
+		{"missing bucket", srv.URL(b+"-none", "p"), `bucket "` + b + `-none" does not exist`, true},
+		{"forbidden write", srv.URLWith(b, "p", srv.ReaderKey, srv.ReaderSecret), "denied PutObject", true},
+		{"reader may read", srv.URLWith(b, "p", srv.ReaderKey, srv.ReaderSecret), "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, err := OpenStore(c.url, 0)
+			if err == nil {
+				err = st.Check(c.write)
+			}
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%v, want %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), srv.SecretKey) || strings.Contains(err.Error(), srv.ReaderSecret) {
+				t.Errorf("not one clean line: %q", err)
+			}
+		})
+	}
+	if objs := srv.Objects(t, b, ""); len(objs) != 0 {
+		t.Errorf("left objects: %v", objs)
+	}
+}

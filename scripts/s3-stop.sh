@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Stops the server started by s3-start.sh. Usage: scripts/s3-stop.sh [DIR] [--wipe]
+set -uo pipefail
+dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/.s3"}
+if [ -f "$dir/pid" ]; then
+  pid=$(cat "$dir/pid")
+  kill "$pid" 2>/dev/null
+  for _ in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -9 "$pid" 2>/dev/null || true
+  rm -f "$dir/pid"
+fi
+if [ "${2:-}" = "--wipe" ]; then rm -rf "$dir"; fi
