@@ -51,7 +51,7 @@ const (
 )
 
 type s3Store struct {
-	bucket, prefix string // prefix is "" or ends with "/"
+	bucket, prefix string     // prefix is "" or ends with "/"
 	params         url.Values // the URL's parameters but credentials
 	orig           url.Values // all of them
 	secrets        []string

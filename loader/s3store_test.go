@@ -203,7 +203,7 @@ func TestS3BadInput(t *testing.T) {
 	l.Close()
 	for _, c := range []struct {
 		name, url, want string
-		write            bool
+		write           bool
 	}{
 		{"unreachable", "s3://" + b + "?endpoint=http://" + closed + "&access-key=x&secret-access-key=" + srv.SecretKey, "cannot reach http://" + closed, true},
 		{"wrong keys", srv.URLWith(b, "", srv.AccessKey, srv.SecretKey+"x"), "refused the credentials", true},
