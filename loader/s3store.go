@@ -30,9 +30,10 @@ import (
 // The parameters of TiDB's external-storage URLs for S3 (IMPORT INTO,
 // Lightning and BR read the same string). secret ones are never shown.
 var (
-	s3Params    = []string{"endpoint", "region", "force-path-style", "use-accelerate-endpoint", "storage-class", "sse", "sse-kms-key-id", "acl", "role-arn", "provider"}
-	s3Secrets   = []string{"access-key", "secret-access-key", "session-token", "external-id"}
-	secretInURL = regexp.MustCompile(`((?:access-key|secret-access-key|session-token|external-id|access_key|secret_access_key|session_token)=)[^&\s'"]*`)
+	s3Params  = []string{"endpoint", "region", "force-path-style", "use-accelerate-endpoint", "storage-class", "sse", "sse-kms-key-id", "acl", "role-arn", "provider"}
+	s3Secrets = []string{"access-key", "secret-access-key", "session-token", "external-id"}
+	// Any parameter that looks like a credential, misspelt ones too.
+	secretInURL = regexp.MustCompile(`(?i)([?&][a-z0-9_.-]*(?:key|secret|token|password|external-id)[a-z0-9_.-]*=)[^&\s'"]*`)
 )
 
 // RedactURL hides the credentials of any storage URL in s, so command lines
@@ -76,7 +77,7 @@ func openS3(raw string, fileSize int64) (*s3Store, error) {
 	}
 	for k := range q {
 		if !known[k] {
-			return nil, fmt.Errorf("unknown parameter %q in --dir %s: TiDB's S3 URLs take %s", k, RedactURL(raw), strings.Join(append(append([]string(nil), s3Params...), s3Secrets...), ", "))
+			return nil, fmt.Errorf("unknown parameter %q in the --dir URL: TiDB's S3 URLs take %s", k, strings.Join(append(append([]string(nil), s3Params...), s3Secrets...), ", "))
 		}
 	}
 	s := &s3Store{bucket: u.Host, prefix: strings.Trim(u.Path, "/"), params: url.Values{}, orig: q, endpoint: "S3"}

@@ -188,7 +188,7 @@ func TestS3URL(t *testing.T) {
 			t.Errorf("%s: error shows a key: %v", bad.url, err)
 		}
 	}
-	if got := RedactURL("--dir=s3://b/p?access-key=AK&secret-access-key=SK&session-token=T x"); got != "--dir=s3://b/p?access-key=****&secret-access-key=****&session-token=**** x" {
+	if got := RedactURL("--dir=s3://b/p?access-key=AK&secret-access-key=SK&session-token=T&secret_key=S2&region=r x"); got != "--dir=s3://b/p?access-key=****&secret-access-key=****&session-token=****&secret_key=****&region=r x" {
 		t.Errorf("RedactURL: %s", got)
 	}
 }
