@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/oltpbench/oltpbench/internal/s3test"
 )
@@ -233,5 +237,59 @@ func TestS3BadInput(t *testing.T) {
 	}
 	if objs := srv.Objects(t, b, ""); len(objs) != 0 {
 		t.Errorf("left objects: %v", objs)
+	}
+}
+
+// On TiDB, IMPORT INTO reads the objects itself: the statements that run
+// carry the credentials (from the URL, else role-arn, else the AWS chain),
+// parse with TiDB's parser, and put the file pattern in the path.
+func TestImportIntoS3Credentials(t *testing.T) {
+	_, m := writeDir(t, 2, 1<<20)
+	t.Setenv("AWS_ACCESS_KEY_ID", "ENVAKID")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "ENVSECRET")
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	for _, c := range []struct {
+		url        string
+		want, none []string
+	}{
+		{"s3://bkt/pre/fix?endpoint=http://10.0.0.1:9000&access-key=URLAK&secret-access-key=URLSECRET",
+			[]string{"access-key=URLAK", "secret-access-key=URLSECRET", "endpoint=http://10.0.0.1:9000"}, []string{"ENV"}},
+		{"s3://bkt/pre/fix?region=eu-west-1", []string{"access-key=ENVAKID", "secret-access-key=ENVSECRET", "region=eu-west-1"}, []string{"URL"}},
+		{"s3://bkt/pre/fix?role-arn=arn:aws:iam::1:role/r&external-id=EXT", []string{"role-arn=arn:aws:iam::1:role/r", "external-id=EXT"}, []string{"ENV", "access-key"}},
+	} {
+		st, err := openS3(c.url, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(st.Location(), "SECRET") || strings.Contains(st.Location(), "EXT") {
+			t.Errorf("Location shows a secret: %s", st.Location())
+		}
+		loc, err := st.importLocation(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts, _, err := parser.New().Parse(ImportSQL(m, loc, 4), "", "")
+		if err != nil || len(stmts) != 2 {
+			t.Fatalf("%s: %d statements, %v", c.url, len(stmts), err)
+		}
+		from := stmts[0].(*ast.ImportIntoStmt).Path
+		u, err := url.Parse(from)
+		if err != nil || u.Host != "bkt" || u.Path != "/pre/fix/"+m.DB+".a.*.csv" {
+			t.Errorf("FROM %s: not the table's files in the bucket", from)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(from, w) {
+				t.Errorf("FROM %s lacks %s", from, w)
+			}
+		}
+		for _, n := range c.none {
+			if strings.Contains(from, n) {
+				t.Errorf("FROM %s has %s", from, n)
+			}
+		}
+		if shown := st.redact("IMPORT INTO failed for " + from); strings.Contains(shown, "SECRET") || strings.Contains(shown, "EXT") {
+			t.Errorf("redact left a secret: %s", shown)
+		}
 	}
 }
