@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test demo bench bench-go bench-sysbench bench-loader bench-tpcc db-start db-stop vet clean
+.PHONY: build test demo bench bench-go bench-sysbench bench-loader bench-tpcc bench-s3 db-start db-stop vet clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
@@ -18,7 +18,7 @@ test: build
 demo: build
 	scripts/demo.sh
 
-bench: bench-go bench-sysbench bench-loader bench-tpcc
+bench: bench-go bench-sysbench bench-loader bench-tpcc bench-s3
 
 bench-sysbench: build
 	scripts/bench-sysbench.sh
@@ -37,6 +37,10 @@ bench-loader: build
 
 bench-tpcc: build
 	scripts/bench-tpcc.sh
+
+# CSV to object storage against the upload floor, and its memory.
+bench-s3: build
+	scripts/bench-s3.sh
 
 # Go benchmarks of the per-row hot paths, with allocations (must stay 0 per row).
 bench-go:
