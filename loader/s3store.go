@@ -60,6 +60,7 @@ type s3Store struct {
 	creds          aws.CredentialsProvider
 	pool           *partPool
 	endpoint       string // for messages: the custom endpoint or "S3"
+	envEndpoint    string // an endpoint from AWS_ENDPOINT_URL(_S3), which TiDB must be told
 }
 
 // openS3 parses an s3:// URL with TiDB's parameter names. Keys come from the
@@ -136,6 +137,9 @@ func openS3(raw string, fileSize int64) (*s3Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("AWS configuration: %s", s.redact(err.Error()))
 	}
+	if ep == "" && cfg.BaseEndpoint != nil {
+		s.endpoint, s.envEndpoint = *cfg.BaseEndpoint, *cfg.BaseEndpoint // AWS_ENDPOINT_URL(_S3)
+	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1" // S3-compatible servers take any region
 	}
@@ -189,6 +193,9 @@ func (s *s3Store) importLocation(ctx context.Context) (string, error) {
 		q[k] = v
 	}
 	orig := s.orig
+	if s.envEndpoint != "" {
+		q.Set("endpoint", s.envEndpoint)
+	}
 	switch {
 	case orig.Get("access-key") != "":
 		for _, p := range []string{"access-key", "secret-access-key", "session-token"} {
