@@ -300,3 +300,19 @@ func TestCSVToS3BadInput(t *testing.T) {
 		t.Errorf("bad input left objects: %v", objs)
 	}
 }
+
+// prepare --load-mode=import --dir s3://... writes the files to the bucket
+// and loads them from there: the rows of a direct load.
+func TestPrepareImportModeFromS3(t *testing.T) {
+	needServer(t)
+	srv := s3test.Need(t)
+	want := reference(t)
+	db := "s3_prep"
+	freshDB(t, db)
+	r := ldPrepare(t, db, "--load-mode=import", "--dir="+srv.URL(srv.Bucket(t), "prep"), "--threads=2")
+	mustOK(t, r, "prepare --load-mode=import to s3")
+	if got := checksum(t, db, 3); got != want {
+		t.Errorf("loaded %s, reference %s", got, want)
+	}
+	noSecret(t, srv.SecretKey, []string{r.stdout, r.stderr})
+}
