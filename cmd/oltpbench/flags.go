@@ -176,7 +176,7 @@ func flagValues(fs *pflag.FlagSet) map[string]string {
 		if fl.Hidden || fl.Name == "mysql-password" || fl.Name == "help" {
 			return
 		}
-		m[fl.Name] = fl.Value.String()
+		m[fl.Name] = loader.RedactURL(fl.Value.String()) // --dir may hold storage keys
 	})
 	return m
 }

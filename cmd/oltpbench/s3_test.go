@@ -316,3 +316,26 @@ func TestPrepareImportModeFromS3(t *testing.T) {
 	}
 	noSecret(t, srv.SecretKey, []string{r.stdout, r.stderr})
 }
+
+// A result file records the options of the run: a --dir with keys is kept
+// without them.
+func TestResultFileHoldsNoStorageKey(t *testing.T) {
+	needServer(t)
+	db := "s3_result"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "oltp_common", "prepare", "--tables=1", "--table-size=1000"), "prepare")
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := sb(t, db, "oltp_point_select", "run", "--events=50", "--time=0", "--tables=1", "--table-size=1000", "--result-file="+out,
+		"--dir=s3://b/p?access-key=AKIDKEEPOUT&secret-access-key=SECRETKEEPOUT")
+	mustOK(t, r, "run")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "KEEPOUT") || strings.Contains(r.stdout+r.stderr, "KEEPOUT") {
+		t.Errorf("a storage key is in the result or the output:\n%s", b)
+	}
+	if !strings.Contains(string(b), "secret-access-key=****") {
+		t.Errorf("the result does not record --dir at all:\n%s", b)
+	}
+}
