@@ -13,6 +13,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/oltpbench/oltpbench/internal/s3test"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // The store contract, on a folder and on the S3 server: an object appears
@@ -291,5 +292,52 @@ func TestImportIntoS3Credentials(t *testing.T) {
 		if shown := st.redact("IMPORT INTO failed for " + from); strings.Contains(shown, "SECRET") || strings.Contains(shown, "EXT") {
 			t.Errorf("redact left a secret: %s", shown)
 		}
+	}
+}
+
+// WriteCSV into s3:// (under -race in make test): the objects are the
+// folder's files byte for byte, the manifest the same, and a failing
+// generator leaves no object under a data file's name and no open upload.
+func TestWriteCSVToS3(t *testing.T) {
+	srv := s3test.Need(t)
+	dir, want := writeDir(t, 3, 32<<10)
+	b := srv.Bucket(t)
+	ds := Dataset{Workload: "test", Tables: []workload.Table{testTable("a", 25500, -1), testTable("b", 3000, -1), testTable("empty", 0, -1)}}
+	m, err := WriteCSV(t.Context(), "db1", ds, Options{Dir: srv.URL(b, "w"), Threads: 4, Seed: 7, FileSize: 32 << 10, Progress: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := listFiles(t, dir)
+	objs := srv.Objects(t, b, "w/")
+	for name, data := range files {
+		if got := srv.Get(t, b, "w/"+name); name != "db1-import.sql" && !bytes.Equal(got, data) {
+			t.Errorf("%s differs from the folder's", name)
+		}
+	}
+	if len(m.Tables[0].Files) != len(want.Tables[0].Files) || m.Tables[0].Files[3].SHA256 != want.Tables[0].Files[3].SHA256 {
+		t.Errorf("manifests differ")
+	}
+	top := 0
+	for k := range objs {
+		if !strings.Contains(strings.TrimPrefix(k, "w/"), "/") {
+			top++
+		}
+	}
+	if top != len(files) {
+		t.Errorf("%d objects, the folder has %d files", top, len(files))
+	}
+
+	ds.Tables[0] = testTable("a", 25500, 20000)
+	_, err = WriteCSV(t.Context(), "db2", ds, Options{Dir: srv.URL(b, "fail"), Threads: 2, Seed: 7, FileSize: 8 << 20, Progress: "off"})
+	if err == nil || !strings.Contains(err.Error(), "generator failed") {
+		t.Fatalf("want the generator's error, got %v", err)
+	}
+	for k := range srv.Objects(t, b, "fail/") {
+		if strings.HasSuffix(k, "db2.a.000001.csv") {
+			t.Errorf("failed file visible: %s", k)
+		}
+	}
+	if open := srv.OpenUploads(t, b); len(open) != 0 {
+		t.Errorf("open uploads: %v", open)
 	}
 }
