@@ -1,0 +1,55 @@
+package tpcc
+
+import "math"
+
+// The run-time audit judges each rate the spec fixes in expectation (1%
+// rollbacks, 1% remote order lines, 15% remote payments, 60% by last name,
+// 10 lines per order) by the spread its count allows, not by a fixed band:
+// 0.86% rollbacks in 1,272 New-Orders is what a correct client shows one run
+// in four. A rate fails only when a correct client would show it less than
+// once in 10,000 runs, and passes only when the count is large enough that a
+// rate 20% off would have failed; in between the audit says so.
+
+// auditZ is the two-sided normal quantile of the 0.01% a correct run is
+// allowed to fail: z(1-0.0001/2).
+const auditZ = 3.89
+
+// Verdicts of an audit line.
+const (
+	VerdictPass   = "PASS"
+	VerdictFail   = "FAIL"
+	VerdictTooFew = "too few samples"
+)
+
+// tolerance is the relative error a passing verdict rules out.
+const tolerance = 0.2
+
+// judgeRate judges k successes in n trials against the expected rate p:
+// the band [lo, hi] a correct run falls in at this n, and the verdict.
+func judgeRate(k, n int64, p float64) (verdict string, lo, hi float64) {
+	if n == 0 {
+		return VerdictTooFew, 0, 1
+	}
+	sd := math.Sqrt(p * (1 - p) / float64(n))
+	return judge(float64(k)/float64(n), p, sd)
+}
+
+// judgeMean judges the mean of n samples with expected mean mu and
+// per-sample variance v.
+func judgeMean(mean float64, n int64, mu, v float64) (verdict string, lo, hi float64) {
+	if n == 0 {
+		return VerdictTooFew, 0, 2 * mu
+	}
+	return judge(mean, mu, math.Sqrt(v/float64(n)))
+}
+
+func judge(x, mu, sd float64) (string, float64, float64) {
+	lo, hi := max(0, mu-auditZ*sd), mu+auditZ*sd
+	switch {
+	case x < lo || x > hi:
+		return VerdictFail, lo, hi
+	case auditZ*sd > tolerance*mu:
+		return VerdictTooFew, lo, hi
+	}
+	return VerdictPass, lo, hi
+}

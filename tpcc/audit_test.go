@@ -1,0 +1,93 @@
+package tpcc
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// binomial draws k of n trials at rate p, one trial at a time, as a client
+// choosing each New-Order's rollback does.
+func binomial(r *rand.Rand, n int64, p float64) int64 {
+	var k int64
+	for i := int64(0); i < n; i++ {
+		if r.Float64() < p {
+			k++
+		}
+	}
+	return k
+}
+
+// A correct client never fails the audit, at any count, and passes once the
+// count can tell; a rate 20% off fails as soon as the count can tell it
+// (10,000 samples at 15% and 60%; the 1% rates need about 40,000 and say
+// "too few samples" before).
+func TestAuditJudgesByCount(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const sims = 100
+	verdicts := func(n int64, p, actual float64) map[string]int {
+		m := map[string]int{}
+		for i := 0; i < sims; i++ {
+			v, _, _ := judgeRate(binomial(r, n, actual), n, p)
+			m[v]++
+		}
+		return m
+	}
+	for _, p := range []float64{0.01, 0.15, 0.60} {
+		for _, n := range []int64{100, 1000, 100000} {
+			m := verdicts(n, p, p)
+			if m[VerdictFail] > 0 {
+				t.Errorf("correct rate %.2f at %d samples: %d of %d runs fail", p, n, m[VerdictFail], sims)
+			}
+			if n == 100000 && m[VerdictPass] != sims {
+				t.Errorf("correct rate %.2f at %d samples: only %d of %d pass (%v)", p, n, m[VerdictPass], sims, m)
+			}
+		}
+		for _, off := range []float64{0.8, 1.2} {
+			m := verdicts(10000, p, p*off)
+			switch {
+			case p >= 0.15 && m[VerdictFail] != sims:
+				t.Errorf("rate %.2f instead of %.2f at 10000 samples: %v, want all to fail", p*off, p, m)
+			case p < 0.15 && m[VerdictPass] > 0:
+				t.Errorf("rate %.3f instead of %.2f at 10000 samples passes: %v", p*off, p, m)
+			}
+			if p < 0.15 {
+				if m := verdicts(100000, p, p*off); m[VerdictFail] < sims*95/100 {
+					t.Errorf("rate %.3f instead of %.2f at 100000 samples: %v, want nearly all to fail", p*off, p, m)
+				}
+			}
+		}
+	}
+	// The run in the issue: 11 rollbacks in 1,272 New-Orders and 169 remote
+	// of 1,232 Payments are what a correct client shows.
+	if v, _, _ := judgeRate(11, 1272, 0.01); v == VerdictFail {
+		t.Errorf("0.86%% rollbacks of 1272: %s", v)
+	}
+	if v, _, _ := judgeRate(169, 1232, 0.15); v == VerdictFail {
+		t.Errorf("13.72%% remote payments of 1232: %s", v)
+	}
+	if v, _, _ := judgeRate(0, 5000, 0.01); v != VerdictFail {
+		t.Errorf("no rollbacks in 5000 New-Orders: %s", v)
+	}
+}
+
+// Lines per order: uniform 5..15 passes at any count; 7..17 (mean 12) fails.
+func TestAuditLinesPerOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	mean := func(n int64, lo int) float64 {
+		var sum int64
+		for i := int64(0); i < n; i++ {
+			sum += int64(lo + r.IntN(11))
+		}
+		return float64(sum) / float64(n)
+	}
+	for _, n := range []int64{100, 1000, 100000} {
+		for i := 0; i < 50; i++ {
+			if v, _, _ := judgeMean(mean(n, 5), n, 10, 10); v != VerdictPass {
+				t.Fatalf("correct lines at %d orders: %s", n, v)
+			}
+		}
+	}
+	if v, _, _ := judgeMean(mean(10000, 7), 10000, 10, 10); v != VerdictFail {
+		t.Errorf("mean 12 lines at 10000 orders: %s", v)
+	}
+}
