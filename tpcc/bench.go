@@ -51,6 +51,7 @@ type workloadTPCC struct {
 	wait       bool
 	weights    string
 	checks     string
+	stockUpd   string
 	deck       [numTx]int
 	which      []int
 }
@@ -65,6 +66,7 @@ func (w *workloadTPCC) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
 	options.AddBool(fs, &w.wait, "wait", false, "keying and think times, 10 terminals per warehouse (the spec's mode)")
 	fs.StringVar(&w.weights, "weights", "45,43,4,4,4", "deck of new_order,payment,order_status,delivery,stock_level")
 	fs.StringVar(&w.checks, "checks", "", "check: conditions to run, e.g. 1-4,12 or all (default: all but 11)")
+	fs.StringVar(&w.stockUpd, "stock-update", StockUpdateOrder, "New-Order's stock update: order (one statement for all lines) or per-line (one per line, as go-tpc and BenchmarkSQL: for comparing with their figures)")
 	fs.Int64Var(&ro.Seed, "rand-seed", 0, "seed of the run's inputs; 0 uses the current time")
 }
 
@@ -87,6 +89,9 @@ func (w *workloadTPCC) Setup(s *bench.Setup) error {
 		}
 		if w.ro.Time <= 0 {
 			return fmt.Errorf("invalid --time=0: seconds or a duration like 60s or 10m")
+		}
+		if w.stockUpd != StockUpdateOrder && w.stockUpd != StockUpdatePerLine {
+			return fmt.Errorf("invalid --stock-update=%s: use %s or %s", w.stockUpd, StockUpdateOrder, StockUpdatePerLine)
 		}
 	case "check":
 		var err error
@@ -175,7 +180,8 @@ func (w *workloadTPCC) NewRun(c bench.RunConfig) (bench.Run, error) {
 		// The run's C_LAST constant must differ from the load's by the delta rule.
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
-	r := NewRun(Config{Warehouses: w.warehouses, Threads: c.Threads, Seed: seed, RunSeed: c.Seed, Weights: w.deck, Wait: w.wait})
+	r := NewRun(Config{Warehouses: w.warehouses, Threads: c.Threads, Seed: seed, RunSeed: c.Seed, Weights: w.deck, Wait: w.wait,
+		StockPerLine: w.stockUpd == StockUpdatePerLine})
 	return &tpccRun{Run: r, rep: &Report{W: c.Out, Run: r}, c: c, w: w}, nil
 }
 
@@ -189,8 +195,8 @@ type tpccRun struct {
 func (r *tpccRun) Ops() []string { return TxNames }
 
 func (r *tpccRun) Header() {
-	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v\n", bench.Tool,
-		r.w.warehouses, r.c.Threads, r.c.Options.Time, r.c.Options.Warmup, r.w.wait)
+	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v, stock update %s\n", bench.Tool,
+		r.w.warehouses, r.c.Threads, r.c.Options.Time, r.c.Options.Warmup, r.w.wait, r.w.stockUpd)
 }
 
 func (r *tpccRun) Interval(iv runner.Interval) { r.rep.Interval(iv) }

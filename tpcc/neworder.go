@@ -12,7 +12,7 @@ import (
 // which keeps concurrent New-Orders from deadlocking on each other.
 type newOrder struct {
 	custWare, distForUpd, distUpd, insOrder, insNewOrder *workload.Stmt
-	items, stock, stockUpd                               *workload.Stmt
+	items, stock, stockUpd, stockUpdLine                 *workload.Stmt
 	insLines                                             [maxLines + 1]*workload.Stmt // by line count, prepared when first needed
 	sess                                                 *workload.Session
 	changes                                              []stockChange // reused
@@ -32,6 +32,10 @@ func (t *newOrder) prepare(p *preparer) {
 	// All of an order's stock rows in one statement, not one per line: the
 	// rows are those locked above, each set to the values the lines applied
 	// in turn would leave (bindStockUpdate lays out the parameters).
+	if p.cfg.StockPerLine {
+		t.stockUpdLine = p.stmt("UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?")
+		return
+	}
 	t.stockUpd = p.stmt("UPDATE stock SET s_quantity = " + stockCase + ", s_ytd = s_ytd + " + stockCase +
 		", s_order_cnt = s_order_cnt + " + stockCase + ", s_remote_cnt = s_remote_cnt + " + stockCase +
 		" WHERE (s_w_id, s_i_id) IN (" + workload.Repeat("(?, ?)", ", ", maxLines) + ")")
@@ -201,6 +205,13 @@ func (t *newOrder) run(w *worker, in *txInput) error {
 		if l.supply != in.w {
 			remote = 1
 		}
+		if t.stockUpdLine != nil {
+			// Lines in (warehouse, item) order: the locks are taken as above.
+			t.stockUpdLine.Bind().Int(q).Int(l.qty).Int(remote).Int(l.supply).Int(l.item)
+			if err := t.stockUpdLine.Exec(); err != nil {
+				return err
+			}
+		}
 		// Lines are in (warehouse, item) order: repeats of a row are adjacent.
 		if key := l.supply*stockKeyMul + l.item; len(changes) == 0 || changes[len(changes)-1].key != key {
 			changes = append(changes, stockChange{key: key})
@@ -211,9 +222,11 @@ func (t *newOrder) run(w *worker, in *txInput) error {
 			Float(float64(l.qty)*l.price, 2).Bytes(sr.dist)
 	}
 	t.changes = changes
-	bindStockUpdate(t.stockUpd, changes)
-	if err := t.stockUpd.Exec(); err != nil {
-		return err
+	if t.stockUpd != nil {
+		bindStockUpdate(t.stockUpd, changes)
+		if err := t.stockUpd.Exec(); err != nil {
+			return err
+		}
 	}
 	if err := ins.Stmt().Exec(); err != nil {
 		return err

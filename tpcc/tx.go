@@ -81,7 +81,16 @@ type Config struct {
 	RunSeed    uint64
 	Weights    [numTx]int // deck composition
 	Wait       bool       // keying and think times
+	// StockPerLine updates New-Order's stock rows one statement per line, as
+	// go-tpc and BenchmarkSQL do, instead of one statement for the order.
+	StockPerLine bool
 }
+
+// Stock update modes (--stock-update).
+const (
+	StockUpdateOrder   = "order"
+	StockUpdatePerLine = "per-line"
+)
 
 // ParseWeights reads "45,43,4,4,4".
 func ParseWeights(s string) ([numTx]int, error) {
@@ -179,6 +188,7 @@ type worker struct {
 // preparer prepares statements on a session and keeps the first error.
 type preparer struct {
 	sess *workload.Session
+	cfg  *Config
 	err  error
 }
 
@@ -212,7 +222,7 @@ func (r *Run) NewWorker(dc driver.Conn, th *workload.Thread) (workload.Worker, e
 		th.State = st
 	}
 	w := &worker{r: r, th: th, st: st, sess: workload.NewSession(dc, true)}
-	p := &preparer{sess: w.sess}
+	p := &preparer{sess: w.sess, cfg: &r.cfg}
 	w.begin, w.commit = p.stmt("BEGIN"), p.stmt("COMMIT")
 	for t, x := range transactions {
 		w.tx[t] = x.new()

@@ -296,3 +296,27 @@ func TestTPCCFewPreparedStatements(t *testing.T) {
 		t.Errorf("no New-Orders:\n%s", r.stdout)
 	}
 }
+
+// --stock-update=per-line sends one UPDATE per order line: the stock
+// counters end as the run's order lines say, the checks pass, and the
+// result file and the header say which mode ran.
+func TestTPCCStockUpdatePerLine(t *testing.T) {
+	needServer(t)
+	db := "tpcc_perline"
+	freshDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2"), "prepare")
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := tp(t, db, "run", "--warehouses=2", "--threads=4", "--time=3s", "--stock-update=per-line", "--result-file="+out)
+	mustOK(t, r, "run")
+	if !strings.Contains(r.stdout, "stock update per-line") {
+		t.Errorf("the header does not name the mode:\n%s", r.stdout)
+	}
+	if b, _ := os.ReadFile(out); !bytes.Contains(b, []byte(`"stock-update": "per-line"`)) {
+		t.Errorf("the result file does not record the mode:\n%.600s", b)
+	}
+	stockMatchesOrderLines(t, db)
+	checksPass(t, tp(t, db, "check", "--warehouses=2"), 11)
+	if r := tp(t, db, "run", "--warehouses=2", "--stock-update=batch"); r.code == 0 || !strings.Contains(r.stderr, "invalid --stock-update=batch") {
+		t.Errorf("bad --stock-update: exit %d, %q", r.code, r.stderr)
+	}
+}
