@@ -71,6 +71,34 @@ gc=$(awk '$1=="go-tpc"{print $3}' "$work/run" | median); oc=$(awk '$1=="oltpbenc
 echo "  median tpmC: go-tpc $gt, oltpbench $ot, ratio $(awk -v a=$ot -v b=$gt 'BEGIN{printf "%.2f", a/b}')x (target >= 1.1x)"
 echo "  median CPU/New-Order: go-tpc $gc ms, oltpbench $oc ms, ratio $(awk -v a=$oc -v b=$gc 'BEGIN{printf "%.2f", a/b}')x (target <= 0.8x)"
 
+echo "== oltpbench variants: 4 warehouses, 16 threads, $DUR, no waits ($PAIRS rounds, alternating)"
+# variant NAME: a run of oltpbench with that variant's options; prints "tpmC cpu-ms-per-new-order".
+variant() {
+  local extra=()
+  case $1 in
+    default) ;;
+    per-line) extra=(--stock-update=per-line) ;;
+  esac
+  read -r e u s m < <(timed "${OB[@]}" --db=tpcc run --warehouses=4 --threads=16 --time="$DUR" "${extra[@]}")
+  tpmc=$(awk '/^tpmC:/ {gsub(",","",$2); print $2}' "$work/log"); no=$(awk '$1=="new_order" && $2 ~ /^[0-9]+$/ {print $2}' "$work/log" | tail -1)
+  echo "$tpmc $(awk -v u=$u -v s=$s -v n=$no 'BEGIN{printf "%.3f", (u+s)*1000/n}')"
+}
+VARIANTS=${VARIANTS:-"default per-line"}
+: >"$work/var"
+for i in $(seq 1 "$PAIRS"); do
+  order=$VARIANTS; [ $((i % 2)) -eq 0 ] && order=$(echo "$VARIANTS" | awk '{for(i=NF;i>0;i--) printf "%s ", $i}')
+  for v in $order; do
+    read -r tpmc cpu < <(variant "$v")
+    echo "$v $tpmc $cpu" >>"$work/var"; echo "  $v: tpmC $tpmc, client CPU per New-Order $cpu ms"
+  done
+done
+dt=$(awk '$1=="default"{print $2}' "$work/var" | median); dc=$(awk '$1=="default"{print $3}' "$work/var" | median)
+for v in $VARIANTS; do
+  [ "$v" = default ] && continue
+  vt=$(awk -v v=$v '$1==v{print $2}' "$work/var" | median); vc=$(awk -v v=$v '$1==v{print $3}' "$work/var" | median)
+  echo "  median $v / default: tpmC $vt / $dt = $(awk -v a=$vt -v b=$dt 'BEGIN{printf "%.2f", a/b}')x, CPU per New-Order $vc / $dc ms = $(awk -v a=$vc -v b=$dc 'BEGIN{printf "%.2f", a/b}')x"
+done
+
 echo "== CSV generation, 4 warehouses, 4 threads ($PAIRS rounds)"
 : >"$work/csv"
 for i in $(seq 1 "$PAIRS"); do
