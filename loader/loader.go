@@ -591,6 +591,10 @@ func connect(ctx context.Context, co conn.Options, threads int) (*conn.Pool, *se
 		return nil, nil, err
 	}
 	co.AllowLocalInfile = true
+	// Foreign keys, added with the indexes after a table's data, must not
+	// wait for the tables they reference: the generated data is consistent,
+	// and a resumed unit deletes rows others may reference.
+	co.SessionVars = append(append([]string(nil), co.SessionVars...), "foreign_key_checks=0")
 	pool, err := conn.Open(co, threads)
 	if err != nil {
 		return nil, nil, err

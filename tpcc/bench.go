@@ -35,7 +35,7 @@ func init() {
 		Retry:       RetryErrors,
 		RetryHelp: "errors on which a transaction is rolled back and redone with the same inputs, or all; the default is " +
 			"deadlock (1213), lock wait timeout (1205) and TiDB's write conflicts (9007, 8002, 8022)",
-		CSVFlags: []string{"warehouses", "partitions"},
+		CSVFlags: []string{"warehouses", "partitions", "schema", "foreign-keys"},
 		Describe: func(name string) (bench.Description, bool) {
 			return bench.Description{Title: "TPC-C", Rank: 99, Compact: true}, name == "tpcc"
 		},
@@ -52,6 +52,10 @@ type workloadTPCC struct {
 	weights    string
 	checks     string
 	stockUpd   string
+	schemaName string
+	schema     *Schema
+	fks        bool
+	loadC      *NURandC // the dataset's constants, read from bmsql_config
 	deck       [numTx]int
 	which      []int
 }
@@ -66,6 +70,8 @@ func (w *workloadTPCC) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
 	options.AddBool(fs, &w.wait, "wait", false, "keying and think times, 10 terminals per warehouse (the spec's mode)")
 	fs.StringVar(&w.weights, "weights", "45,43,4,4,4", "deck of new_order,payment,order_status,delivery,stock_level")
 	fs.StringVar(&w.checks, "checks", "", "check: conditions to run, e.g. 1-4,12 or all (default: all but 11)")
+	fs.StringVar(&w.schemaName, "schema", SchemaTPCC.Name, "table layout: tpcc (the spec's names) or benchmarksql (BenchmarkSQL 5.0's bmsql_* tables, runs on datasets its loader made)")
+	options.AddBool(fs, &w.fks, "foreign-keys", false, "prepare: add the ten foreign keys of BenchmarkSQL after the load (they slow runs on MySQL and MariaDB)")
 	fs.StringVar(&w.stockUpd, "stock-update", StockUpdateOrder, "New-Order's stock update: order (one statement for all lines) or per-line (one per line, as go-tpc and BenchmarkSQL: for comparing with their figures)")
 	fs.Int64Var(&ro.Seed, "rand-seed", 0, "seed of the run's inputs; 0 uses the current time")
 }
@@ -78,6 +84,13 @@ func (w *workloadTPCC) Setup(s *bench.Setup) error {
 		return fmt.Errorf("invalid --warehouses=%d: at least 1", w.warehouses)
 	}
 	w.seed = s.Seed
+	var err error
+	if w.schema, err = SchemaNamed(w.schemaName); err != nil {
+		return err
+	}
+	if w.fks && w.partitions > 0 {
+		return fmt.Errorf("--foreign-keys=on cannot go with --partitions: MySQL and MariaDB have no foreign keys on partitioned tables")
+	}
 	if w.wait && !s.ThreadsSet {
 		s.Threads = int(10 * w.warehouses)
 	}
@@ -106,8 +119,8 @@ func (w *workloadTPCC) Name() string { return "tpcc" }
 
 func (w *workloadTPCC) Dataset() workload.Dataset {
 	c := Constants(w.seed)
-	return workload.Dataset{Workload: "tpcc", Tables: Tables(w.warehouses, w.seed, w.partitions), Meta: map[string]string{
-		"warehouses": strconv.FormatInt(w.warehouses, 10), "partitions": strconv.Itoa(w.partitions),
+	return workload.Dataset{Workload: "tpcc", Tables: Tables(w.schema, w.warehouses, w.seed, w.partitions, w.fks), Meta: map[string]string{
+		"warehouses": strconv.FormatInt(w.warehouses, 10), "partitions": strconv.Itoa(w.partitions), "schema": w.schema.Name,
 		"c_last_load": strconv.FormatInt(c.Last, 10), "c_last_run": strconv.FormatInt(c.LastRun, 10),
 		"c_id": strconv.FormatInt(c.ID, 10), "ol_i_id": strconv.FormatInt(c.Item, 10)}}
 }
@@ -129,7 +142,7 @@ func (w *workloadTPCC) Hooks() bench.Hooks {
 // validate finds the tables and the warehouse count of the data.
 func (w *workloadTPCC) validate(ctx context.Context, db *sql.DB, schema string) error {
 	var missing []string
-	for _, t := range TableNames {
+	for _, t := range w.schema.TableNames() {
 		var n int
 		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", schema, t).Scan(&n); err != nil {
 			return err
@@ -139,21 +152,64 @@ func (w *workloadTPCC) validate(ctx context.Context, db *sql.DB, schema string) 
 		}
 	}
 	if len(missing) > 0 {
+		for _, other := range Schemas {
+			var n int
+			db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", schema, other.Table("warehouse")).Scan(&n)
+			if other != w.schema && n > 0 {
+				return fmt.Errorf("database %q holds the %s layout, not %s: add --schema=%s", schema, other.Name, w.schema.Name, other.Name)
+			}
+		}
 		return fmt.Errorf("table(s) %s missing in database %q: run oltpbench tpcc prepare first", strings.Join(missing, ", "), schema)
 	}
 	var have int64
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM warehouse").Scan(&have); err != nil {
+	if err := db.QueryRowContext(ctx, w.schema.SQL("SELECT COUNT(*) FROM warehouse")).Scan(&have); err != nil {
 		return err
 	}
 	if have != w.warehouses {
 		return fmt.Errorf("the dataset in %q has %d warehouses, not --warehouses=%d: use --warehouses=%d", schema, have, w.warehouses, have)
 	}
+	if w.schema.config {
+		c, err := readConfig(ctx, db)
+		if err != nil {
+			return err
+		}
+		w.loadC = c
+	}
 	return nil
+}
+
+// readConfig reads the load's C constants from bmsql_config, as
+// BenchmarkSQL's own runs do: a dataset its loader made has its own.
+func readConfig(ctx context.Context, db *sql.DB) (*NURandC, error) {
+	rows, err := db.QueryContext(ctx, "SELECT cfg_name, cfg_value FROM "+ConfigTable)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	vals := map[string]int64{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+			vals[k] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"nURandCLast", "nURandCC_ID", "nURandCI_ID"} {
+		if _, ok := vals[k]; !ok {
+			return nil, fmt.Errorf("%s has no %s: the dataset was not made by BenchmarkSQL or oltpbench --schema=benchmarksql", ConfigTable, k)
+		}
+	}
+	return &NURandC{Last: vals["nURandCLast"], ID: vals["nURandCC_ID"], Item: vals["nURandCI_ID"]}, nil
 }
 
 // check runs the consistency conditions and prints one line each.
 func (w *workloadTPCC) check(ctx context.Context, db *sql.DB, threads int, out io.Writer) error {
-	results, err := Check(ctx, db, w.warehouses, w.which, threads)
+	results, err := Check(ctx, db, w.schema, w.warehouses, w.which, threads)
 	failed := 0
 	for _, r := range results {
 		v := "PASS"
@@ -180,8 +236,15 @@ func (w *workloadTPCC) NewRun(c bench.RunConfig) (bench.Run, error) {
 		// The run's C_LAST constant must differ from the load's by the delta rule.
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
-	r := NewRun(Config{Warehouses: w.warehouses, Threads: c.Threads, Seed: seed, RunSeed: c.Seed, Weights: w.deck, Wait: w.wait,
-		StockPerLine: w.stockUpd == StockUpdatePerLine})
+	cfg := Config{Warehouses: w.warehouses, Threads: c.Threads, Seed: seed, RunSeed: c.Seed, Weights: w.deck, Wait: w.wait,
+		StockPerLine: w.stockUpd == StockUpdatePerLine, Schema: w.schema}
+	if w.loadC != nil {
+		// The dataset's own constants; the run's C_LAST by the delta rule.
+		c := *w.loadC
+		c.LastRun = runConstant(c.Last, seed)
+		cfg.C = &c
+	}
+	r := NewRun(cfg)
 	return &tpccRun{Run: r, rep: &Report{W: c.Out, Run: r}, c: c, w: w}, nil
 }
 
@@ -197,6 +260,8 @@ func (r *tpccRun) Ops() []string { return TxNames }
 func (r *tpccRun) Header() {
 	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v, stock update %s\n", bench.Tool,
 		r.w.warehouses, r.c.Threads, r.c.Options.Time, r.c.Options.Warmup, r.w.wait, r.w.stockUpd)
+	// As BenchmarkSQL logs them: the delta rule (clause 2.1.6.1) can be read off.
+	fmt.Fprintf(r.c.Out, "C value for C_LAST during load: %d\nC value for C_LAST this run: %d\n", r.Run.c.Last, r.Run.c.LastRun)
 }
 
 func (r *tpccRun) Interval(iv runner.Interval) { r.rep.Interval(iv) }

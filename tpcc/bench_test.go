@@ -11,7 +11,7 @@ import (
 // allocations per row must stay at zero (run with -benchmem).
 func benchTable(b *testing.B, name string) {
 	var tab workload.Table
-	for _, t := range Tables(1, 1, 0) {
+	for _, t := range Tables(SchemaTPCC, 1, 1, 0, false) {
 		if t.Name == name {
 			tab = t
 		}

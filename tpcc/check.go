@@ -102,10 +102,11 @@ type CheckResult struct {
 }
 
 // Check runs the conditions over warehouses 1..w, warehouses in parallel.
-func Check(ctx context.Context, db *sql.DB, w int64, which []int, threads int) ([]CheckResult, error) {
+func Check(ctx context.Context, db *sql.DB, s *Schema, w int64, which []int, threads int) ([]CheckResult, error) {
 	var out []CheckResult
 	for _, n := range which {
 		c := conditions[n-1]
+		c.sql = s.SQL(c.sql)
 		start := time.Now()
 		res := CheckResult{N: n, Desc: c.desc, Pass: true}
 		var mu sync.Mutex

@@ -8,8 +8,11 @@ import (
 // the spec's population (clause 4.3.3.1), deterministic from seed. Tables
 // keyed by warehouse are chunked by whole warehouses, so a chunk is exactly a
 // key range of its leading column.
-func Tables(w int64, seed uint64, partitions int) []workload.Table {
-	d := ddl(partitions)
+//
+// s names the tables and writes their DDL; the rows are drawn the same way
+// in every layout (columns are named, so their order does not matter).
+func Tables(s *Schema, w int64, seed uint64, partitions int, foreignKeys bool) []workload.Table {
+	d := s.ddl(partitions, foreignKeys)
 	c := Constants(seed)
 	perWare := func(name string, cols []string, key string, rowsPerWare int64, gen func(r *workload.Rand, first, n int64, wr workload.RowWriter) error) workload.Table {
 		return workload.Table{Name: name, DDL: d[name], Columns: cols, Rows: rowsPerWare * w, ChunkRows: rowsPerWare,
@@ -42,6 +45,12 @@ func Tables(w int64, seed uint64, partitions int) []workload.Table {
 			"s_dist_07", "s_dist_08", "s_dist_09", "s_dist_10", "s_ytd", "s_order_cnt", "s_remote_cnt", "s_data"}, "s_w_id", StockPerWare, genStock),
 	}
 	tables[7].RowsPerIndex = 10 // order lines per order, on average
+	for i := range tables {
+		tables[i].Name = s.Table(tables[i].Name)
+	}
+	if s.config {
+		tables = append(tables, configTable(w, c))
+	}
 	return tables
 }
 

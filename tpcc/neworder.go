@@ -15,11 +15,12 @@ type newOrder struct {
 	items, stock, stockUpd, stockUpdLine                 *workload.Stmt
 	insLines                                             [maxLines + 1]*workload.Stmt // by line count, prepared when first needed
 	sess                                                 *workload.Session
+	schema                                               *Schema
 	changes                                              []stockChange // reused
 }
 
 func (t *newOrder) prepare(p *preparer) {
-	t.sess = p.sess
+	t.sess, t.schema = p.sess, p.cfg.Schema
 	t.custWare = p.stmt("SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?")
 	t.distForUpd = p.stmt("SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE")
 	t.distUpd = p.stmt("UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?")
@@ -182,7 +183,7 @@ func (t *newOrder) run(w *worker, in *txInput) error {
 		return err
 	}
 	if t.insLines[n] == nil {
-		st, err := t.sess.Prepare("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " + workload.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?)", ", ", n))
+		st, err := t.sess.Prepare(t.schema.SQL("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " + workload.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?)", ", ", n)))
 		if err != nil {
 			return err
 		}

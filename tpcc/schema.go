@@ -1,6 +1,81 @@
 package tpcc
 
-import "fmt"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Schema is a table layout the workload runs on: the statements, checks and
+// generators are written once with TPC-C's table names, and a Schema names
+// the tables and writes their DDL. Columns keep the spec's names in every
+// layout, so loads name their columns and order does not matter.
+type Schema struct {
+	Name   string
+	names  map[string]string // spec name -> table name; nil: the spec's
+	ddl    func(partitions int, foreignKeys bool) map[string]string
+	config bool // a bmsql_config table with the load's constants
+}
+
+// SchemaTPCC is oltpbench's own layout: the spec's table names.
+var SchemaTPCC = &Schema{Name: "tpcc", ddl: ddl}
+
+// Schemas are the layouts --schema offers.
+var Schemas = []*Schema{SchemaTPCC, SchemaBenchmarkSQL}
+
+// SchemaNamed returns the layout called name.
+func SchemaNamed(name string) (*Schema, error) {
+	var names []string
+	for _, s := range Schemas {
+		if s.Name == name {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	return nil, fmt.Errorf("invalid --schema=%s: use %s", name, strings.Join(names, " or "))
+}
+
+// Table is the name of the spec's table t in this layout.
+func (s *Schema) Table(t string) string {
+	if n, ok := s.names[t]; ok {
+		return n
+	}
+	return t
+}
+
+// TableNames are the layout's tables, in load order.
+func (s *Schema) TableNames() []string {
+	out := make([]string, 0, len(TableNames)+1)
+	for _, t := range TableNames {
+		out = append(out, s.Table(t))
+	}
+	if s.config {
+		out = append(out, ConfigTable)
+	}
+	return out
+}
+
+// tableWord matches a spec table name as a whole word; column names
+// (w_id, s_order_cnt, ...) never do.
+var tableWord = regexp.MustCompile(`\b(warehouse|district|customer|history|new_order|orders|order_line|item|stock)\b`)
+
+// SQL renames the spec's tables in a statement to this layout's.
+func (s *Schema) SQL(q string) string {
+	if s.names == nil {
+		return q
+	}
+	return tableWord.ReplaceAllStringFunc(q, s.Table)
+}
+
+// partitionClause hashes a warehouse-keyed table by its warehouse column.
+func partitionClause(partitions int) func(col string) string {
+	return func(col string) string {
+		if partitions <= 0 {
+			return ""
+		}
+		return fmt.Sprintf(" PARTITION BY HASH(%s) PARTITIONS %d", col, partitions)
+	}
+}
 
 // clustered marks a primary key clustered on TiDB; MySQL and MariaDB read it as a comment.
 const clustered = " /*T![clustered_index] CLUSTERED */"
@@ -9,13 +84,9 @@ const clustered = " /*T![clustered_index] CLUSTERED */"
 // transactions and checks need (history by customer: without it condition 10
 // cannot finish on MySQL or MariaDB). partitions > 0 hashes the warehouse-keyed
 // tables by warehouse.
-func ddl(partitions int) map[string]string {
-	part := func(col string) string {
-		if partitions <= 0 {
-			return ""
-		}
-		return fmt.Sprintf(" PARTITION BY HASH(%s) PARTITIONS %d", col, partitions)
-	}
+// Foreign keys are BenchmarkSQL's (bmsql.go); this layout has none.
+func ddl(partitions int, _ bool) map[string]string {
+	part := partitionClause(partitions)
 	return map[string]string{
 		"warehouse": `CREATE TABLE warehouse (
   w_id INT NOT NULL, w_name VARCHAR(10), w_street_1 VARCHAR(20), w_street_2 VARCHAR(20), w_city VARCHAR(20),

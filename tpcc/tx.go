@@ -84,6 +84,8 @@ type Config struct {
 	// StockPerLine updates New-Order's stock rows one statement per line, as
 	// go-tpc and BenchmarkSQL do, instead of one statement for the order.
 	StockPerLine bool
+	Schema       *Schema  // table layout; nil: the spec's
+	C            *NURandC // the dataset's constants; nil: derived from Seed
 }
 
 // Stock update modes (--stock-update).
@@ -134,7 +136,13 @@ type Run struct {
 
 // NewRun prepares a run.
 func NewRun(cfg Config) *Run {
+	if cfg.Schema == nil {
+		cfg.Schema = SchemaTPCC
+	}
 	r := &Run{cfg: cfg, c: Constants(cfg.Seed)}
+	if cfg.C != nil {
+		r.c = *cfg.C
+	}
 	for t, n := range cfg.Weights {
 		for i := 0; i < n; i++ {
 			r.deck = append(r.deck, t)
@@ -196,7 +204,7 @@ func (p *preparer) stmt(q string) *workload.Stmt {
 	if p.err != nil {
 		return nil
 	}
-	s, err := p.sess.Prepare(q)
+	s, err := p.sess.Prepare(p.cfg.Schema.SQL(q))
 	p.err = err
 	return s
 }

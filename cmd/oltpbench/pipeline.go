@@ -244,6 +244,10 @@ func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h bench.Hooks) 
 		return err
 	}
 	defer c.Close()
+	// Tables may reference each other (foreign keys): drop in any order.
+	if _, err := c.ExecContext(ctx, "SET foreign_key_checks = 0"); err != nil {
+		return err
+	}
 	var names []string
 	for _, t := range p.w.Dataset().Tables {
 		names = append(names, t.Name)

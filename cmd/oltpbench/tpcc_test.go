@@ -68,14 +68,15 @@ func TestTPCCLoadRunCheck(t *testing.T) {
 // consistency condition covers: the load leaves the counters at zero, so
 // they must sum to the run's order lines (orders past the loaded 3,000), and
 // the quantity rule keeps every S_QUANTITY within [10, 100] (clause 2.4.2.2).
-func stockMatchesOrderLines(t *testing.T, db string) {
+func stockMatchesOrderLines(t *testing.T, db string, prefix ...string) {
 	t.Helper()
 	d := openDB(t, db)
+	p := strings.Join(prefix, "")
 	var ytd, cnt, remote, lo, hi, olQty, olCnt, olRemote int64
-	if err := d.QueryRow("SELECT SUM(s_ytd), SUM(s_order_cnt), SUM(s_remote_cnt), MIN(s_quantity), MAX(s_quantity) FROM stock").Scan(&ytd, &cnt, &remote, &lo, &hi); err != nil {
+	if err := d.QueryRow("SELECT SUM(s_ytd), SUM(s_order_cnt), SUM(s_remote_cnt), MIN(s_quantity), MAX(s_quantity) FROM "+p+"stock").Scan(&ytd, &cnt, &remote, &lo, &hi); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.QueryRow("SELECT COALESCE(SUM(ol_quantity), 0), COUNT(*), COALESCE(SUM(ol_supply_w_id <> ol_w_id), 0) FROM order_line WHERE ol_o_id > 3000").Scan(&olQty, &olCnt, &olRemote); err != nil {
+	if err := d.QueryRow("SELECT COALESCE(SUM(ol_quantity), 0), COUNT(*), COALESCE(SUM(ol_supply_w_id <> ol_w_id), 0) FROM "+p+"order_line WHERE ol_o_id > 3000").Scan(&olQty, &olCnt, &olRemote); err != nil {
 		t.Fatal(err)
 	}
 	if olCnt == 0 {
