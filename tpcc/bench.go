@@ -35,7 +35,8 @@ func init() {
 		Retry:       RetryErrors,
 		RetryHelp: "errors on which a transaction is rolled back and redone with the same inputs, or all; the default is " +
 			"deadlock (1213), lock wait timeout (1205) and TiDB's write conflicts (9007, 8002, 8022)",
-		CSVFlags: []string{"warehouses", "partitions", "schema", "foreign-keys"},
+		CSVFlags: []string{"warehouses", "partitions", "schema", "foreign-keys", "props"},
+		Outputs:  []string{OutputBenchmarkSQL},
 		Describe: func(name string) (bench.Description, bool) {
 			return bench.Description{Title: "TPC-C", Rank: 99, Compact: true}, name == "tpcc"
 		},
@@ -56,6 +57,12 @@ type workloadTPCC struct {
 	schema     *Schema
 	fks        bool
 	loadC      *NURandC // the dataset's constants, read from bmsql_config
+	propsFile  string
+	props      *props
+	resultDir  string
+	txns       int64
+	limitTpm   float64
+	home       string
 	deck       [numTx]int
 	which      []int
 }
@@ -72,6 +79,12 @@ func (w *workloadTPCC) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
 	fs.StringVar(&w.checks, "checks", "", "check: conditions to run, e.g. 1-4,12 or all (default: all but 11)")
 	fs.StringVar(&w.schemaName, "schema", SchemaTPCC.Name, "table layout: tpcc (the spec's names) or benchmarksql (BenchmarkSQL 5.0's bmsql_* tables, runs on datasets its loader made)")
 	options.AddBool(fs, &w.fks, "foreign-keys", false, "prepare: add the ten foreign keys of BenchmarkSQL after the load (they slow runs on MySQL and MariaDB)")
+	// --output=benchmarksql (the pipeline's --output, a style of this workload) prints BenchmarkSQL's end-of-run lines.
+	fs.StringVar(&w.propsFile, "props", "", "BenchmarkSQL props file: conn, user, password, warehouses, loadWorkers, terminals, runMins, runTxnsPerTerminal, limitTxnsPerMin, terminalWarehouseFixed, the weights, resultDirectory; implies --output=benchmarksql, BenchmarkSQL's end-of-run lines (the command line wins)")
+	fs.StringVar(&w.resultDir, "result-directory", "", "run: write BenchmarkSQL's result directory here (run.properties, data/runInfo.csv, data/result.csv); %tY %tm %td %tH %tM %tS are the date")
+	fs.Int64Var(&w.txns, "txns-per-terminal", 0, "run: each thread (terminal) ends after this many transactions instead of --time")
+	fs.Float64Var(&w.limitTpm, "limit-tpm", 0, "run: at most this many transactions per minute in all, paced as sysbench's --rate (0: no limit)")
+	fs.StringVar(&w.home, "home-warehouse", "fixed", "run: fixed (each terminal keeps its warehouses) or random (a random warehouse per transaction)")
 	fs.StringVar(&w.stockUpd, "stock-update", StockUpdateOrder, "New-Order's stock update: order (one statement for all lines) or per-line (one per line, as go-tpc and BenchmarkSQL: for comparing with their figures)")
 	fs.Int64Var(&ro.Seed, "rand-seed", 0, "seed of the run's inputs; 0 uses the current time")
 }
@@ -100,8 +113,20 @@ func (w *workloadTPCC) Setup(s *bench.Setup) error {
 		if w.deck, err = ParseWeights(w.weights); err != nil {
 			return err
 		}
-		if w.ro.Time <= 0 {
+		if w.txns < 0 {
+			return fmt.Errorf("invalid --txns-per-terminal=%d: a count, or 0 for a timed run", w.txns)
+		}
+		if w.txns > 0 {
+			w.ro.Time = 0 // the counts end the run
+		} else if w.ro.Time <= 0 {
 			return fmt.Errorf("invalid --time=0: seconds or a duration like 60s or 10m")
+		}
+		if w.limitTpm < 0 {
+			return fmt.Errorf("invalid --limit-tpm=%g: transactions per minute, or 0 for none", w.limitTpm)
+		}
+		w.ro.Rate = w.limitTpm / 60
+		if w.home != "fixed" && w.home != "random" {
+			return fmt.Errorf("invalid --home-warehouse=%s: fixed or random", w.home)
 		}
 		if w.stockUpd != StockUpdateOrder && w.stockUpd != StockUpdatePerLine {
 			return fmt.Errorf("invalid --stock-update=%s: use %s or %s", w.stockUpd, StockUpdateOrder, StockUpdatePerLine)
@@ -237,7 +262,7 @@ func (w *workloadTPCC) NewRun(c bench.RunConfig) (bench.Run, error) {
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
 	cfg := Config{Warehouses: w.warehouses, Threads: c.Threads, Seed: seed, RunSeed: c.Seed, Weights: w.deck, Wait: w.wait,
-		StockPerLine: w.stockUpd == StockUpdatePerLine, Schema: w.schema}
+		StockPerLine: w.stockUpd == StockUpdatePerLine, Schema: w.schema, TxPerTerminal: w.txns, RandomHome: w.home == "random"}
 	if w.loadC != nil {
 		// The dataset's own constants; the run's C_LAST by the delta rule.
 		c := *w.loadC
@@ -245,14 +270,32 @@ func (w *workloadTPCC) NewRun(c bench.RunConfig) (bench.Run, error) {
 		cfg.C = &c
 	}
 	r := NewRun(cfg)
-	return &tpccRun{Run: r, rep: &Report{W: c.Out, Run: r}, c: c, w: w}, nil
+	tr := &tpccRun{Run: r, rep: &Report{W: c.Out, Run: r}, c: c, w: w, bmsql: c.Output == OutputBenchmarkSQL}
+	r.start = time.Now()
+	if w.resultDir != "" {
+		if !tr.bmsql {
+			return nil, fmt.Errorf("--result-directory writes BenchmarkSQL's files: add --output=benchmarksql")
+		}
+		d, err := openResultDir(w.resultDir, r.start, runProperties(w.props, cfg, c.Options.Time.Minutes(), w.limitTpm))
+		if err != nil {
+			return nil, err
+		}
+		tr.dir = d
+		r.rows = make([]*rowRecorder, c.Threads)
+		for i := range r.rows {
+			r.rows[i] = &rowRecorder{d: d}
+		}
+	}
+	return tr, nil
 }
 
 type tpccRun struct {
 	*Run
-	rep *Report
-	c   bench.RunConfig
-	w   *workloadTPCC
+	rep   *Report
+	c     bench.RunConfig
+	w     *workloadTPCC
+	bmsql bool       // BenchmarkSQL's output
+	dir   *resultDir // BenchmarkSQL's result directory, or nil
 }
 
 func (r *tpccRun) Ops() []string { return TxNames }
@@ -261,7 +304,12 @@ func (r *tpccRun) Header() {
 	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v, stock update %s\n", bench.Tool,
 		r.w.warehouses, r.c.Threads, r.c.Options.Time, r.c.Options.Warmup, r.w.wait, r.w.stockUpd)
 	// As BenchmarkSQL logs them: the delta rule (clause 2.1.6.1) can be read off.
-	fmt.Fprintf(r.c.Out, "C value for C_LAST during load: %d\nC value for C_LAST this run: %d\n", r.Run.c.Last, r.Run.c.LastRun)
+	if r.bmsql {
+		logLine(r.c.Out, "C value for C_LAST during load: %d", r.Run.c.Last)
+		logLine(r.c.Out, "C value for C_LAST this run: %d", r.Run.c.LastRun)
+	} else {
+		fmt.Fprintf(r.c.Out, "C value for C_LAST during load: %d\nC value for C_LAST this run: %d\n", r.Run.c.Last, r.Run.c.LastRun)
+	}
 }
 
 func (r *tpccRun) Interval(iv runner.Interval) { r.rep.Interval(iv) }
@@ -269,5 +317,40 @@ func (r *tpccRun) Checkpoint(f runner.Final)   { r.rep.Checkpoint(f) }
 
 func (r *tpccRun) Final(f *runner.Final) map[string]float64 {
 	s := r.rep.Final(f, r.w.warehouses)
+	if r.bmsql {
+		// The lines BenchmarkSQL's users grep. Unlike BenchmarkSQL, a
+		// New-Order that failed (and was redone) is counted once.
+		var total int64
+		for _, h := range f.Hists {
+			total += h.TotalCount()
+		}
+		const at = "2006-01-02 15:04:05"
+		fmt.Fprintln(r.c.Out)
+		logLine(r.c.Out, "")
+		logLine(r.c.Out, "Measured tpmC (NewOrders) = %.2f", s.TpmC)
+		logLine(r.c.Out, "Measured tpmTOTAL = %.2f", s.TpmTotal)
+		logLine(r.c.Out, "Session Start     = %s", r.Run.start.Format(at))
+		logLine(r.c.Out, "Session End       = %s", time.Now().Format(at))
+		logLine(r.c.Out, "Transaction Count = %d", total)
+	}
+	if r.dir != nil {
+		for _, rr := range r.Run.rows {
+			rr.flush()
+		}
+		mult := "0.0"
+		if r.w.wait {
+			mult = "1.0"
+		}
+		runMins := strconv.FormatFloat(r.c.Options.Time.Minutes(), 'f', -1, 64)
+		info := "run,driver,driverVersion,db,sessionStart,runMins,loadWarehouses,runWarehouses,numSUTThreads,limitTxnsPerMin,thinkTimeMultiplier,keyingTimeMultiplier\n" +
+			fmt.Sprintf("1,oltpbench,%s,mysql,%s,%s,%d,%d,%d,%s,%s,%s\n", strings.TrimPrefix(bench.Tool, "oltpbench "),
+				r.Run.start.Format("2006-01-02 15:04:05"), runMins, r.w.warehouses, r.w.warehouses, r.c.Threads,
+				strconv.FormatFloat(r.w.limitTpm, 'f', -1, 64), mult, mult)
+		if err := r.dir.close(info); err != nil {
+			fmt.Fprintf(r.c.Out, "oltpbench: writing %s: %v\n", r.dir.path, err)
+		} else if r.bmsql {
+			logLine(r.c.Out, "Result directory: %s", r.dir.path)
+		}
+	}
 	return map[string]float64{"tpmTotal": s.TpmTotal, "efficiency": s.Efficiency}
 }

@@ -32,6 +32,7 @@ func (t *delivery) run(w *worker, in *txInput) error {
 		return err
 	}
 	ts := now()
+	in.skipped = 0
 	for d := int64(1); d <= DistPerWare; d++ {
 		var oid int64
 		t.noMin.Bind().Int(in.w).Int(d)
@@ -41,6 +42,7 @@ func (t *delivery) run(w *worker, in *txInput) error {
 		}
 		if n == 0 {
 			w.r.Audit.SkippedDeliveries.Add(1)
+			in.skipped++
 			continue
 		}
 		t.noDel.Bind().Int(in.w).Int(d).Int(oid)

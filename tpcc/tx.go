@@ -84,8 +84,14 @@ type Config struct {
 	// StockPerLine updates New-Order's stock rows one statement per line, as
 	// go-tpc and BenchmarkSQL do, instead of one statement for the order.
 	StockPerLine bool
-	Schema       *Schema  // table layout; nil: the spec's
-	C            *NURandC // the dataset's constants; nil: derived from Seed
+	// TxPerTerminal ends each terminal after that many transactions
+	// (BenchmarkSQL's runTxnsPerTerminal); 0: the run's time decides.
+	TxPerTerminal int64
+	// RandomHome draws every transaction's warehouse (BenchmarkSQL's
+	// terminalWarehouseFixed=false) instead of keeping a terminal's own.
+	RandomHome bool
+	Schema     *Schema  // table layout; nil: the spec's
+	C          *NURandC // the dataset's constants; nil: derived from Seed
 }
 
 // Stock update modes (--stock-update).
@@ -132,6 +138,10 @@ type Run struct {
 	c     NURandC
 	deck  []int
 	Audit Audit
+	// rows, one per thread, get every transaction for BenchmarkSQL's
+	// data/result.csv; nil without a result directory.
+	rows  []*rowRecorder
+	start time.Time
 }
 
 // NewRun prepares a run.
@@ -161,6 +171,7 @@ type threadState struct {
 	pending  int     // transaction to redo after a failure, -1 if none
 	next     int     // transaction drawn by Wait, -1 if none
 	last     int     // the last transaction completed, for its think time
+	done     int64   // transactions completed
 	in       txInput
 }
 
@@ -175,6 +186,7 @@ type txInput struct {
 	rollback          bool
 	carrier           int64
 	threshold         int64
+	skipped           int // Delivery's districts without a new order
 }
 
 type line struct {
@@ -191,6 +203,7 @@ type worker struct {
 	sess          *workload.Session
 	begin, commit *workload.Stmt
 	tx            [numTx]transaction
+	rows          *rowRecorder
 }
 
 // preparer prepares statements on a session and keeps the first error.
@@ -230,6 +243,9 @@ func (r *Run) NewWorker(dc driver.Conn, th *workload.Thread) (workload.Worker, e
 		th.State = st
 	}
 	w := &worker{r: r, th: th, st: st, sess: workload.NewSession(dc, true)}
+	if r.rows != nil {
+		w.rows = r.rows[th.ID]
+	}
 	p := &preparer{sess: w.sess, cfg: &r.cfg}
 	w.begin, w.commit = p.stmt("BEGIN"), p.stmt("COMMIT")
 	for t, x := range transactions {
@@ -284,6 +300,9 @@ func (w *worker) Wait(stop <-chan struct{}) bool {
 	if st.pending >= 0 || st.next >= 0 {
 		return true
 	}
+	if n := w.r.cfg.TxPerTerminal; n > 0 && st.done >= n {
+		return false
+	}
 	if st.pos >= len(st.deck) {
 		for i := len(st.deck) - 1; i > 0; i-- {
 			j := st.rand.Uniform(0, int64(i))
@@ -295,6 +314,9 @@ func (w *worker) Wait(stop <-chan struct{}) bool {
 	st.pos++
 	in := &st.in
 	in.w = w.home()
+	if w.r.cfg.RandomHome {
+		in.w = st.rand.Uniform(1, w.r.cfg.Warehouses)
+	}
 	in.d = st.rand.Uniform(1, DistPerWare)
 	in.cw, in.cd = in.w, in.d
 	w.tx[t].inputs(w, in)
@@ -331,11 +353,22 @@ func (w *worker) Event() (int, error) {
 		w.r.Audit.Retries[t].Add(1)
 	}
 	st.pending = t
-	if err := w.tx[t].run(w, &st.in); err != nil {
+	var t0 time.Time
+	if w.rows != nil {
+		t0 = time.Now()
+	}
+	err := w.tx[t].run(w, &st.in)
+	if w.rows != nil {
+		end := time.Now()
+		w.rows.add(txRow{elapsed: end.Sub(w.r.start), latency: end.Sub(t0), ttype: uint8(t), err: err != nil,
+			rbk: err == nil && t == NewOrder && st.in.rollback, skipped: uint8(st.in.skipped)})
+	}
+	if err != nil {
 		w.r.Audit.Errors[t].Add(1)
 		return t, err
 	}
 	st.pending, st.last = -1, t
+	st.done++
 	w.tx[t].done(&w.r.Audit, &st.in)
 	return t, nil
 }

@@ -89,7 +89,7 @@ func (f *commonFlags) registerWorkload(fs *pflag.FlagSet, defaultDB, threads, th
 	fs.StringVar(&f.netIO, "net-io", "auto", "run: how connections wait for replies: blocking (a thread per connection, as sysbench), poller (Go's network poller), or auto (blocking up to 8 threads per CPU)")
 	f.registerLoad(fs, true)
 	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result here")
-	fs.StringVar(&f.output, "output", "text", "text, or json (the JSON result on stdout after the report)")
+	fs.StringVar(&f.output, "output", "text", "text, json (the JSON result on stdout after the report), or a workload's own style (see its --help)")
 	fs.StringVar(&f.configFile, "config-file", "", "file of key=value options (the command line wins)")
 }
 

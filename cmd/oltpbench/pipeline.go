@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,7 @@ type pipeline struct {
 	// notice gets reports and banners (verbosity 3 and up), detail the
 	// loader's own lines when the workload prints table lines (4 and up).
 	notice, detail io.Writer
+	warn           io.Writer // stderr: notes that are not errors
 	configApplied  bool
 }
 
@@ -68,7 +70,7 @@ func workloadCommand(spec bench.Spec) *cobra.Command {
 			if len(args) != spec.Args+1 {
 				return fmt.Errorf("expected %s, got %q: e.g. %s", strings.TrimSuffix(spec.Use, " [options]"), strings.Join(args, " "), spec.Example)
 			}
-			p.out = cmd.OutOrStdout()
+			p.out, p.warn = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			ctx, stop := interruptible()
 			defer stop()
 			return p.drive(ctx, args[len(args)-1], args[:len(args)-1])
@@ -112,6 +114,15 @@ func (p *pipeline) setup(command string, args []string) error {
 	if err := p.applyConfig(); err != nil {
 		return err
 	}
+	if of, ok := p.w.(bench.OptionFile); ok {
+		warn := p.warn
+		if warn == nil {
+			warn = io.Discard
+		}
+		if err := of.ApplyOptions(command, p.fs, warn); err != nil {
+			return err
+		}
+	}
 	if err := p.f.firstThreads(); err != nil {
 		return err
 	}
@@ -154,8 +165,8 @@ func (p *pipeline) drive(ctx context.Context, command string, args []string) err
 	if err := p.setup(command, args); err != nil {
 		return err
 	}
-	if p.f.output != "text" && p.f.output != "json" {
-		return fmt.Errorf("invalid --output=%s: use text or json", p.f.output)
+	if outputs := append([]string{"text", "json"}, p.spec.Outputs...); !slices.Contains(outputs, p.f.output) {
+		return fmt.Errorf("invalid --output=%s: use %s", p.f.output, strings.Join(outputs, ", "))
 	}
 	co, err := p.f.connOptions(p.fs)
 	if err != nil {
@@ -305,7 +316,7 @@ func (p *pipeline) run(ctx context.Context, co conn.Options, h bench.Hooks, igno
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
-	r, err := p.w.NewRun(bench.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.notice})
+	r, err := p.w.NewRun(bench.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.notice, Output: p.f.output})
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,9 @@ type Spec struct {
 	// CSVFlags are the workload's options that `csv NAME --help` shows: those
 	// that shape the files.
 	CSVFlags []string
+	// Outputs are --output styles of the run report beyond text and json
+	// (a peer tool's end-of-run lines); RunConfig.Output says which ran.
+	Outputs []string
 	// Describe names one of the workload's results for reports: the title,
 	// the rank among the workload's tests and the report layout. ok is
 	// false for a name that is not this workload's.
@@ -113,6 +116,7 @@ type RunConfig struct {
 	Record  map[string]string // the dataset record found on the server (may be empty)
 	Options *RunOptions
 	Out     io.Writer // the text report
+	Output  string    // --output: text, json, or one of Spec.Outputs
 }
 
 // Run makes the workers of one run and reports it as text.
@@ -169,6 +173,14 @@ func Describe(resultName string) Description {
 // the command line itself.
 type Front interface {
 	Front(args []string, fs *pflag.FlagSet, out io.Writer) (done bool, err error)
+}
+
+// OptionFile is implemented by a workload that reads options from a file in
+// a peer tool's format (BenchmarkSQL's props): before Setup it sets the
+// flags the command line left unset, and names on warn, once, what it does
+// not implement.
+type OptionFile interface {
+	ApplyOptions(command string, fs *pflag.FlagSet, warn io.Writer) error
 }
 
 // Helper is implemented by a workload with its own --help layout.
