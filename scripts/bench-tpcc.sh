@@ -4,8 +4,11 @@
 #   prepare of 4 warehouses (go-tpc --no-check) wall time;
 #   run: 4 warehouses, 16 threads, no waits: tpmC and client CPU per New-Order;
 #   CSV generation: rows per CPU-second and peak RSS (no database);
+#   oltpbench variants, alternating: the default against --stock-update=per-line and --schema=benchmarksql
+#   (tpmC and CPU per New-Order);
 #   memory: oltpbench's peak RSS for CSV of 1..100 warehouses and runs of 16..1000 threads.
-# Knobs: PAIRS (3), DUR (60s), CSV_WAREHOUSES ("1 10 100"), MEM_THREADS ("16 256 1024").
+# Knobs: PAIRS (3), DUR (60s), CSV_WAREHOUSES ("1 10 100"), MEM_THREADS ("16 256 1024"),
+# VARIANTS ("default per-line benchmarksql").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${PAIRS:-3}
@@ -74,16 +77,21 @@ echo "  median CPU/New-Order: go-tpc $gc ms, oltpbench $oc ms, ratio $(awk -v a=
 echo "== oltpbench variants: 4 warehouses, 16 threads, $DUR, no waits ($PAIRS rounds, alternating)"
 # variant NAME: a run of oltpbench with that variant's options; prints "tpmC cpu-ms-per-new-order".
 variant() {
-  local extra=()
+  local extra=(--db=tpcc)
   case $1 in
     default) ;;
-    per-line) extra=(--stock-update=per-line) ;;
+    per-line) extra+=(--stock-update=per-line) ;;
+    benchmarksql) extra=(--db=tpcc_bmsql --schema=benchmarksql) ;;
   esac
-  read -r e u s m < <(timed "${OB[@]}" --db=tpcc run --warehouses=4 --threads=16 --time="$DUR" "${extra[@]}")
+  read -r e u s m < <(timed "${OB[@]}" run --warehouses=4 --threads=16 --time="$DUR" "${extra[@]}")
   tpmc=$(awk '/^tpmC:/ {gsub(",","",$2); print $2}' "$work/log"); no=$(awk '$1=="new_order" && $2 ~ /^[0-9]+$/ {print $2}' "$work/log" | tail -1)
   echo "$tpmc $(awk -v u=$u -v s=$s -v n=$no 'BEGIN{printf "%.3f", (u+s)*1000/n}')"
 }
-VARIANTS=${VARIANTS:-"default per-line"}
+VARIANTS=${VARIANTS:-"default per-line benchmarksql"}
+case " $VARIANTS " in *" benchmarksql "*)
+  "${OB[@]}" --db=tpcc_bmsql --schema=benchmarksql cleanup >/dev/null 2>&1 || true
+  "${OB[@]}" --db=tpcc_bmsql --schema=benchmarksql prepare --warehouses=4 --threads=4 >/dev/null ;;
+esac
 : >"$work/var"
 for i in $(seq 1 "$PAIRS"); do
   order=$VARIANTS; [ $((i % 2)) -eq 0 ] && order=$(echo "$VARIANTS" | awk '{for(i=NF;i>0;i--) printf "%s ", $i}')
