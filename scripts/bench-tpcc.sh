@@ -8,7 +8,7 @@
 #   (tpmC and CPU per New-Order);
 #   memory: oltpbench's peak RSS for CSV of 1..100 warehouses and runs of 16..1000 threads.
 # Knobs: PAIRS (3), DUR (60s), CSV_WAREHOUSES ("1 10 100"), MEM_THREADS ("16 256 1024"),
-# VARIANTS ("default per-line benchmarksql").
+# VARIANTS ("default per-line benchmarksql"), SECTIONS ("prepare run variants csv memory").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${PAIRS:-3}
@@ -25,10 +25,11 @@ trap 'scripts/mariadb-stop.sh "$dir" --wipe; rm -rf "$work"' EXIT
 . "$dir/env"
 H=(-H 127.0.0.1 -P "$OLTPBENCH_TEST_PORT" -U root)
 OB=(bin/oltpbench tpcc --mysql-host=127.0.0.1 --mysql-port="$OLTPBENCH_TEST_PORT" --mysql-user=root --progress=off)
+SECTIONS=${SECTIONS:-"prepare run variants csv memory"}
+section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
 timed() { /usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" >"$work/log" 2>&1 || { tail -5 "$work/log" >&2; return 1; }; cat "$work/t"; }
 
-echo "== prepare, 4 warehouses ($PAIRS rounds, alternating, after one unmeasured prepare of each)"
 # prep TOOL: one prepare on an empty database; prints "wall user sys rss".
 prep() {
   "${OB[@]}" --db=tpcc cleanup >/dev/null 2>&1 || true
@@ -37,6 +38,8 @@ prep() {
     oltpbench) timed "${OB[@]}" --db=tpcc prepare --warehouses=4 --threads=4 ;;
   esac
 }
+if section prepare; then
+echo "== prepare, 4 warehouses ($PAIRS rounds, alternating, after one unmeasured prepare of each)"
 # A freshly started server faults in its buffer pool during its first loads, which would weigh on whichever
 # tool meets it.
 prep go-tpc >/dev/null; prep oltpbench >/dev/null
@@ -52,7 +55,10 @@ done
 g=$(awk '$1=="go-tpc"{print $2}' "$work/prep" | median); o=$(awk '$1=="oltpbench"{print $2}' "$work/prep" | median)
 echo "  median: go-tpc $g s, oltpbench $o s, ratio $(awk -v a=$o -v b=$g 'BEGIN{printf "%.2f", a/b}')x (target <= 0.4x)"
 
+fi
+if section run; then
 echo "== run: 4 warehouses, 16 threads, $DUR, no waits, on oltpbench's dataset ($PAIRS pairs)"
+section prepare || prep oltpbench >/dev/null
 : >"$work/run"
 for i in $(seq 1 "$PAIRS"); do
   order="go-tpc oltpbench"; [ $((i % 2)) -eq 0 ] && order="oltpbench go-tpc"
@@ -74,24 +80,31 @@ gc=$(awk '$1=="go-tpc"{print $3}' "$work/run" | median); oc=$(awk '$1=="oltpbenc
 echo "  median tpmC: go-tpc $gt, oltpbench $ot, ratio $(awk -v a=$ot -v b=$gt 'BEGIN{printf "%.2f", a/b}')x (target >= 1.1x)"
 echo "  median CPU/New-Order: go-tpc $gc ms, oltpbench $oc ms, ratio $(awk -v a=$oc -v b=$gc 'BEGIN{printf "%.2f", a/b}')x (target <= 0.8x)"
 
+fi
+if section variants; then
 echo "== oltpbench variants: 4 warehouses, 16 threads, $DUR, no waits ($PAIRS rounds, alternating)"
 # variant NAME: a run of oltpbench with that variant's options; prints "tpmC cpu-ms-per-new-order".
-variant() {
-  local extra=(--db=tpcc)
+# Each variant runs on a dataset of its own, loaded fresh here, so all age alike over the rounds.
+vargs() {
   case $1 in
-    default) ;;
-    per-line) extra+=(--stock-update=per-line) ;;
-    benchmarksql) extra=(--db=tpcc_bmsql --schema=benchmarksql) ;;
+    default) echo --db=tpcc_v_default ;;
+    per-line) echo --db=tpcc_v_perline --stock-update=per-line ;;
+    benchmarksql) echo --db=tpcc_v_bmsql --schema=benchmarksql ;;
   esac
+}
+variant() {
+  local extra
+  read -r -a extra < <(vargs "$1")
   read -r e u s m < <(timed "${OB[@]}" run --warehouses=4 --threads=16 --time="$DUR" "${extra[@]}")
   tpmc=$(awk '/^tpmC:/ {gsub(",","",$2); print $2}' "$work/log"); no=$(awk '$1=="new_order" && $2 ~ /^[0-9]+$/ {print $2}' "$work/log" | tail -1)
   echo "$tpmc $(awk -v u=$u -v s=$s -v n=$no 'BEGIN{printf "%.3f", (u+s)*1000/n}')"
 }
 VARIANTS=${VARIANTS:-"default per-line benchmarksql"}
-case " $VARIANTS " in *" benchmarksql "*)
-  "${OB[@]}" --db=tpcc_bmsql --schema=benchmarksql cleanup >/dev/null 2>&1 || true
-  "${OB[@]}" --db=tpcc_bmsql --schema=benchmarksql prepare --warehouses=4 --threads=4 >/dev/null ;;
-esac
+for v in $VARIANTS; do
+  read -r -a a < <(vargs "$v")
+  "${OB[@]}" "${a[@]}" cleanup >/dev/null 2>&1 || true
+  "${OB[@]}" "${a[@]}" prepare --warehouses=4 --threads=4 >/dev/null
+done
 : >"$work/var"
 for i in $(seq 1 "$PAIRS"); do
   order=$VARIANTS; [ $((i % 2)) -eq 0 ] && order=$(echo "$VARIANTS" | awk '{for(i=NF;i>0;i--) printf "%s ", $i}')
@@ -107,6 +120,8 @@ for v in $VARIANTS; do
   echo "  median $v / default: tpmC $vt / $dt = $(awk -v a=$vt -v b=$dt 'BEGIN{printf "%.2f", a/b}')x, CPU per New-Order $vc / $dc ms = $(awk -v a=$vc -v b=$dc 'BEGIN{printf "%.2f", a/b}')x"
 done
 
+fi
+if section csv; then
 echo "== CSV generation, 4 warehouses, 4 threads ($PAIRS rounds)"
 : >"$work/csv"
 for i in $(seq 1 "$PAIRS"); do
@@ -123,6 +138,8 @@ g=$(awk '$1=="go-tpc"{print $2}' "$work/csv" | median); o=$(awk '$1=="oltpbench"
 echo "  median rows per CPU-second: go-tpc $g, oltpbench $o, ratio $(awk -v a=$o -v b=$g 'BEGIN{printf "%.2f", a/b}')x (target >= 3x)"
 rm -rf "$work/c"
 
+fi
+if section memory; then
 echo "== memory: oltpbench peak RSS"
 for w in $CSV_WAREHOUSES; do
   rm -rf "$work/c"; read -r e u s m < <(timed "${OB[@]}" --db=tpcc prepare --load-mode=csv --warehouses="$w" --threads=2 --dir="$work/c")
@@ -133,3 +150,4 @@ for th in $MEM_THREADS; do
   read -r e u s m < <(timed "${OB[@]}" --db=tpcc run --warehouses=4 --threads="$th" --time=15s)
   echo "  run with $th threads: peak RSS $((m/1024)) MB"
 done
+fi
