@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -402,10 +403,59 @@ func serverInfo(ctx context.Context, pool *conn.Pool) result.Server {
 	}
 	db := pool.DB(0)
 	_ = db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.Version)
+	s.Variables = map[string]string{}
+	queryRows(ctx, db, "SHOW GLOBAL VARIABLES", func(v []string) {
+		if len(v) >= 2 {
+			s.Variables[v[0]] = hideSecret(v[0], v[1])
+		}
+	})
 	if strings.Contains(strings.ToLower(s.Version), "tidb") {
 		_ = db.QueryRowContext(ctx, "SELECT tidb_version()").Scan(&s.TiDBVersion)
+		queryRows(ctx, db, "SHOW CONFIG", func(v []string) {
+			if len(v) >= 4 {
+				s.Config = append(s.Config, result.Setting{Type: v[0], Instance: v[1], Name: v[2], Value: hideSecret(v[2], v[3])})
+			}
+		})
+		queryRows(ctx, db, "SELECT type, instance, version, git_hash, start_time FROM information_schema.cluster_info", func(v []string) {
+			if len(v) >= 5 {
+				s.Topology = append(s.Topology, result.Node{Type: v[0], Instance: v[1], Version: v[2], GitHash: v[3], Start: v[4]})
+			}
+		})
 	}
 	return s
+}
+
+func hideSecret(name, value string) string {
+	if value != "" && result.SecretSetting(name) {
+		return result.Hidden
+	}
+	return value
+}
+
+// queryRows runs an informational query; a server without it (or without
+// the privilege) leaves the field empty rather than failing the run.
+func queryRows(ctx context.Context, db *sql.DB, q string, row func([]string)) {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if rows.Scan(ptrs...) != nil {
+			return
+		}
+		out := make([]string, len(vals))
+		for i, v := range vals {
+			out[i] = v.String
+		}
+		row(out)
+	}
 }
 
 // csv writes the workload's dataset as files, no server needed.

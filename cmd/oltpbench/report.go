@@ -60,15 +60,16 @@ func reportCommand() *cobra.Command {
 			if baseName == candName {
 				baseName, candName = baseName+" (baseline)", candName+" (candidate)"
 			}
-			tables := compare.Build(compare.Version{Label: baseName, Results: b}, compare.Version{Label: candName, Results: c}, bench.Describe)
+			bv, cv := compare.Version{Label: baseName, Results: b}, compare.Version{Label: candName, Results: c}
+			tables, settings := compare.Build(bv, cv, bench.Describe), compare.Settings(bv, cv)
 			out := cmd.OutOrStdout()
 			switch format {
 			case "text":
-				compare.Text(out, baseName, candName, tables)
+				compare.Text(out, baseName, candName, tables, settings)
 			case "markdown", "md":
-				compare.Markdown(out, baseName, candName, tables)
+				compare.Markdown(out, baseName, candName, tables, settings)
 			case "html":
-				compare.HTML(out, baseName, candName, tables)
+				compare.HTML(out, baseName, candName, tables, settings)
 			default:
 				return fmt.Errorf("invalid --format=%s: use text, markdown or html", format)
 			}

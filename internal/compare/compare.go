@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -220,4 +221,85 @@ func ratio(a, b float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx", b/a)
+}
+
+// SettingDiff is a server setting whose value differs between the versions.
+type SettingDiff struct{ Name, Base, Cand string }
+
+// identityVariables differ between any two servers without changing what
+// they do (or are the versions themselves): not listed.
+var identityVariables = regexp.MustCompile(`^(version.*|hostname|port|socket|datadir|pid_file|server_uuid|server_id|log_error|general_log_file|slow_query_log_file|log_bin_basename|log_bin_index|relay_log.*|tmpdir|basedir|timestamp|gtid_.*|wsrep_.*_address|innodb_version|protocol_version|system_time_zone|rand_seed.*|pseudo_.*|warning_count|error_count|last_insert_id|identity|insert_id|tidb_current_ts|tidb_last_.*|tidb_config|ddl_.*uuid|tidb_server_memory.*)$`)
+
+// Settings lists the settings that differ between the versions' servers
+// (the first result of each with settings): global variables, then TiDB,
+// TiKV and PD configuration, by name.
+func Settings(base, cand Version) []SettingDiff {
+	pick := func(v Version) *result.Result {
+		for _, r := range v.Results {
+			if len(r.Server.Variables) > 0 || len(r.Server.Config) > 0 {
+				return r
+			}
+		}
+		return nil
+	}
+	b, c := pick(base), pick(cand)
+	if b == nil || c == nil {
+		return nil
+	}
+	var out []SettingDiff
+	diff := func(a, z map[string]string) {
+		names := map[string]bool{}
+		for k := range a {
+			names[k] = true
+		}
+		for k := range z {
+			names[k] = true
+		}
+		keys := make([]string, 0, len(names))
+		for k := range names {
+			if !identityVariables.MatchString(k) {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			va, oka := a[k]
+			vz, okz := z[k]
+			if !oka {
+				va = "(none)"
+			}
+			if !okz {
+				vz = "(none)"
+			}
+			if va != vz {
+				out = append(out, SettingDiff{k, va, vz})
+			}
+		}
+	}
+	diff(b.Server.Variables, c.Server.Variables)
+	diff(configValues(b.Server.Config), configValues(c.Server.Config))
+	return out
+}
+
+// configValues keys SHOW CONFIG by component and name; instances that
+// disagree show all their values.
+func configValues(cfg []result.Setting) map[string]string {
+	vals := map[string]map[string]bool{}
+	for _, s := range cfg {
+		k := s.Type + "." + s.Name
+		if vals[k] == nil {
+			vals[k] = map[string]bool{}
+		}
+		vals[k][s.Value] = true
+	}
+	out := map[string]string{}
+	for k, set := range vals {
+		var vs []string
+		for v := range set {
+			vs = append(vs, v)
+		}
+		sort.Strings(vs)
+		out[k] = strings.Join(vs, " | ")
+	}
+	return out
 }

@@ -65,6 +65,11 @@ func versions(t *testing.T) (Version, Version) {
 		c = append(c, fixture(t, "tpcc", "v3.0", th, 44068+float64(i)*3000, 30))
 	}
 	c[0].Dataset["table_size"] = "1000000" // a difference to warn about
+	// Settings: one that changed, one the same, identities that always differ.
+	b[0].Server.Variables = map[string]string{"innodb_buffer_pool_size": "1073741824", "max_connections": "5000", "version": "v2.1", "port": "4000", "tidb_enable_async_commit": "OFF"}
+	c[0].Server.Variables = map[string]string{"innodb_buffer_pool_size": "4294967296", "max_connections": "5000", "version": "v3.0", "port": "4001", "tidb_enable_1pc": "ON"}
+	b[0].Server.Config = []result.Setting{{Type: "tikv", Instance: "a:20160", Name: "storage.block-cache.capacity", Value: "8GiB"}, {Type: "tikv", Instance: "b:20160", Name: "storage.block-cache.capacity", Value: "8GiB"}}
+	c[0].Server.Config = []result.Setting{{Type: "tikv", Instance: "a:20160", Name: "storage.block-cache.capacity", Value: "16GiB"}, {Type: "tikv", Instance: "b:20160", Name: "storage.block-cache.capacity", Value: "8GiB"}}
 	return Version{"v2.1", b}, Version{"v3.0", c}
 }
 
@@ -88,8 +93,8 @@ func TestTextAndMarkdownGolden(t *testing.T) {
 	b, c := versions(t)
 	tables := Build(b, c, describe)
 	var txt, md bytes.Buffer
-	Text(&txt, "v2.1", "v3.0", tables)
-	Markdown(&md, "v2.1", "v3.0", tables)
+	Text(&txt, "v2.1", "v3.0", tables, Settings(b, c))
+	Markdown(&md, "v2.1", "v3.0", tables, Settings(b, c))
 	golden(t, "compare.txt.golden", txt.Bytes())
 	golden(t, "compare.md.golden", md.Bytes())
 	if !strings.Contains(md.String(), "| Threads | QPS | 95% latency(ms) |") || !strings.Contains(md.String(), "| Version | Threads | tpmC |") {
@@ -103,7 +108,7 @@ func TestTextAndMarkdownGolden(t *testing.T) {
 func TestHTMLSelfContained(t *testing.T) {
 	b, c := versions(t)
 	var buf bytes.Buffer
-	HTML(&buf, "v2.1", "v3.0", Build(b, c, describe))
+	HTML(&buf, "v2.1", "v3.0", Build(b, c, describe), Settings(b, c))
 	s := buf.String()
 	if strings.Count(s, "<svg") != 4 || strings.Count(s, "<polyline") != 8 {
 		t.Errorf("want 4 charts with 2 lines each: %d svg, %d polylines", strings.Count(s, "<svg"), strings.Count(s, "<polyline"))
@@ -125,6 +130,23 @@ func TestHTMLSelfContained(t *testing.T) {
 				r.Write(filepath.Join(d, strings.ReplaceAll(r.Workload, "/", "-")+"-"+string(rune('a'+i))+".json"))
 			}
 		}
+	}
+}
+
+// The settings that differ, and only those: identities and versions are
+// not settings; instances that disagree show every value.
+func TestSettingsDiff(t *testing.T) {
+	b, c := versions(t)
+	var got []string
+	for _, d := range Settings(b, c) {
+		got = append(got, d.Name+"="+d.Base+">"+d.Cand)
+	}
+	want := "innodb_buffer_pool_size=1073741824>4294967296,tidb_enable_1pc=(none)>ON,tidb_enable_async_commit=OFF>(none),tikv.storage.block-cache.capacity=8GiB>16GiB | 8GiB"
+	if strings.Join(got, ",") != want {
+		t.Errorf("settings:\n got %s\nwant %s", strings.Join(got, ","), want)
+	}
+	if Settings(Version{"a", b.Results[1:2]}, c) != nil {
+		t.Error("a version without settings gives a diff")
 	}
 }
 

@@ -11,8 +11,15 @@ import (
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
-// Text writes aligned tables.
-func Text(w io.Writer, base, cand string, tables []Table) {
+// Text writes aligned tables, after the settings that differ.
+func Text(w io.Writer, base, cand string, tables []Table, settings []SettingDiff) {
+	if len(settings) > 0 {
+		fmt.Fprintf(w, "Server settings that differ (%s -> %s):\n", base, cand)
+		for _, d := range settings {
+			fmt.Fprintf(w, "  %s: %s -> %s\n", d.Name, d.Base, d.Cand)
+		}
+		fmt.Fprintln(w)
+	}
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -34,7 +41,14 @@ func Text(w io.Writer, base, cand string, tables []Table) {
 // Markdown writes the layout of the TiDB benchmark reports: per workload a
 // table per version (threads, throughput, 95% latency), then both side by
 // side with ratios, then the verdict.
-func Markdown(w io.Writer, base, cand string, tables []Table) {
+func Markdown(w io.Writer, base, cand string, tables []Table, settings []SettingDiff) {
+	if len(settings) > 0 {
+		fmt.Fprintf(w, "### Server settings that differ\n\n| Setting | %s | %s |\n|---|---|---|\n", base, cand)
+		for _, d := range settings {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(d.Name), mdCell(d.Base), mdCell(d.Cand))
+		}
+		fmt.Fprintln(w)
+	}
 	for _, t := range tables {
 		if t.Compact {
 			fmt.Fprintf(w, "### %s\n\n| Version | Threads | %s |\n|---|---|---|\n", t.Title, t.Unit)
@@ -77,6 +91,8 @@ func Markdown(w io.Writer, base, cand string, tables []Table) {
 	}
 }
 
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
 func warnings(w io.Writer, t Table) {
 	for _, x := range t.Warnings {
 		fmt.Fprintf(w, "> warning: %s\n", x)
@@ -88,7 +104,7 @@ func warnings(w io.Writer, t Table) {
 
 // HTML writes one self-contained page: tables and inline SVG charts of
 // throughput and p95 against threads, one line per version. No external assets.
-func HTML(w io.Writer, base, cand string, tables []Table) {
+func HTML(w io.Writer, base, cand string, tables []Table, settings []SettingDiff) {
 	e := html.EscapeString
 	fmt.Fprintf(w, `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>oltpbench: %s vs %s</title>
@@ -99,6 +115,13 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 </style></head><body>
 <h1>%s vs %s</h1>
 `, e(cand), e(base), e(cand), e(base))
+	if len(settings) > 0 {
+		fmt.Fprintf(w, "<h2>Server settings that differ</h2>\n<table><tr><th>setting</th><th>%s</th><th>%s</th></tr>\n", e(base), e(cand))
+		for _, d := range settings {
+			fmt.Fprintf(w, "<tr><td style=\"text-align:left\">%s</td><td>%s</td><td>%s</td></tr>\n", e(d.Name), e(d.Base), e(d.Cand))
+		}
+		fmt.Fprintf(w, "</table>\n")
+	}
 	for _, t := range tables {
 		fmt.Fprintf(w, "<h2>%s</h2>\n<table><tr><th>threads</th><th>%s %s</th><th>%s %s</th><th>ratio</th><th>%s p95 ms</th><th>%s p95 ms</th><th>%s p99 ms</th><th>%s p99 ms</th></tr>\n",
 			e(t.Title), e(base), t.Unit, e(cand), t.Unit, e(base), e(cand), e(base), e(cand))

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -62,12 +63,45 @@ type Metric struct {
 	LatencyOp string `json:"latency_op,omitempty"`
 }
 
-// Server identifies what was measured.
+// Server identifies what was measured, with its settings: a changed
+// setting often explains a changed number.
 type Server struct {
 	Version     string   `json:"version"`
 	TiDBVersion string   `json:"tidb_version,omitempty"`
 	Endpoints   []string `json:"endpoints"`
+	// Variables are SHOW GLOBAL VARIABLES, secret values replaced.
+	Variables map[string]string `json:"variables,omitempty"`
+	// Config is TiDB's SHOW CONFIG (TiDB, TiKV and PD settings) and
+	// Topology its information_schema.cluster_info; empty elsewhere.
+	Config   []Setting `json:"config,omitempty"`
+	Topology []Node    `json:"topology,omitempty"`
 }
+
+// Setting is one row of SHOW CONFIG.
+type Setting struct {
+	Type     string `json:"type"` // tidb, tikv, pd
+	Instance string `json:"instance"`
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+}
+
+// Node is one row of information_schema.cluster_info.
+type Node struct {
+	Type     string `json:"type"`
+	Instance string `json:"instance"`
+	Version  string `json:"version"`
+	GitHash  string `json:"git_hash,omitempty"`
+	Start    string `json:"start_time,omitempty"`
+}
+
+// secretName matches settings whose values are secrets.
+var secretName = regexp.MustCompile(`(?i)(password|passwd|secret|token|credential|private[-_]?key|access[-_]?key|_auth$|\.auth$)`)
+
+// Hidden is what a secret setting's value becomes.
+const Hidden = "****"
+
+// SecretSetting says whether a setting's value must not be kept.
+func SecretSetting(name string) bool { return secretName.MatchString(name) }
 
 // Op is one operation's latency, in milliseconds, with its histogram.
 type Op struct {
