@@ -26,6 +26,7 @@ type levelFlags struct {
 	resultDir   string
 	p95SLO      string
 	sloSteps    int
+	repeat      int
 }
 
 // parseThreads reads "16", "150,300,600" (a sweep) or "8-1024" (a range for --p95-slo).
@@ -65,14 +66,28 @@ func (l *levelFlags) runLevels(ctx context.Context, out io.Writer, name string, 
 	if err != nil {
 		return err
 	}
+	if l.repeat < 1 {
+		return fmt.Errorf("invalid --repeat=%d: at least 1", l.repeat)
+	}
+	if l.repeat > 1 && levels == nil {
+		return fmt.Errorf("--repeat applies to thread lists, not to a --p95-slo search")
+	}
+	if l.repeat > 1 && l.resultDir == "" && resultFile != "" {
+		return fmt.Errorf("--repeat=%d writes one result per repeat: give --result-dir instead of --result-file", l.repeat)
+	}
+	rep := 0 // the repeat being run, 1-based; 0 without --repeat
 	file := func(th int) string {
 		if l.resultDir == "" {
-			if len(levels) == 1 {
+			if len(levels) == 1 && rep == 0 {
 				return resultFile
 			}
 			return ""
 		}
-		return filepath.Join(l.resultDir, fmt.Sprintf("%s-%dthreads.json", strings.ReplaceAll(name, "/", "-"), th))
+		suffix := ""
+		if rep > 0 {
+			suffix = fmt.Sprintf("-r%d", rep)
+		}
+		return filepath.Join(l.resultDir, fmt.Sprintf("%s-%dthreads%s.json", strings.ReplaceAll(name, "/", "-"), th, suffix))
 	}
 	if l.resultDir != "" {
 		if err := os.MkdirAll(l.resultDir, 0o755); err != nil {
@@ -80,8 +95,20 @@ func (l *levelFlags) runLevels(ctx context.Context, out io.Writer, name string, 
 		}
 	}
 	if levels != nil {
-		for i, th := range levels {
-			if len(levels) > 1 {
+		// Repeats alternate over the levels (1..n, then again), so a drift
+		// of the server over time spreads over every level alike.
+		var cells [][2]int
+		for r := 1; r <= l.repeat; r++ {
+			for _, th := range levels {
+				cells = append(cells, [2]int{th, r})
+			}
+		}
+		for i, c := range cells {
+			th := c[0]
+			if l.repeat > 1 {
+				rep = c[1]
+				fmt.Fprintf(out, "\n== %d threads, repeat %d of %d (run %d of %d)\n", th, rep, l.repeat, i+1, len(cells))
+			} else if len(levels) > 1 {
 				fmt.Fprintf(out, "\n== %d threads (level %d of %d)\n", th, i+1, len(levels))
 			}
 			if _, err := run(th, file(th)); err != nil {
@@ -90,7 +117,7 @@ func (l *levelFlags) runLevels(ctx context.Context, out io.Writer, name string, 
 			if ctx.Err() != nil {
 				return nil
 			}
-			if i < len(levels)-1 && l.cooldown > 0 {
+			if i < len(cells)-1 && l.cooldown > 0 {
 				select {
 				case <-time.After(l.cooldown):
 				case <-ctx.Done():
@@ -137,6 +164,7 @@ func (l *levelFlags) runLevels(ctx context.Context, out io.Writer, name string, 
 }
 
 func (l *levelFlags) register(fs *pflag.FlagSet) {
+	fs.IntVar(&l.repeat, "repeat", 1, "run every thread level this many times (one result each in --result-dir): report compare then tells a change from noise")
 	bench.SecondsVar(fs, &l.cooldown, "cooldown", 0, "pause between the levels of a thread sweep (seconds or a duration)")
 	fs.StringVar(&l.resultDir, "result-dir", "", "folder for one result file per thread level")
 	fs.StringVar(&l.p95SLO, "p95-slo", "", "find the thread count with the highest throughput whose p95 stays within this (e.g. 105ms); --threads=lo-hi")

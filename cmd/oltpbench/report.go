@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +36,7 @@ func reportCommand() *cobra.Command {
 		},
 	}
 	var base, cand []string
-	var baseName, candName, format string
+	var baseName, candName, format, failOn string
 	cmp := &cobra.Command{
 		Use:   "compare --baseline DIR|FILES --candidate DIR|FILES [--format text|markdown|html]",
 		Short: "two versions side by side: throughput and latency by threads, ratios, charts",
@@ -42,6 +44,13 @@ func reportCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(base) == 0 || len(cand) == 0 {
 				return errors.New("compare needs --baseline and --candidate (folders or result files)")
+			}
+			limit := 0.0
+			if failOn != "" {
+				var err error
+				if limit, err = parseFailOn(failOn); err != nil {
+					return err
+				}
 			}
 			b, err := compare.Load(base)
 			if err != nil {
@@ -78,11 +87,21 @@ func reportCommand() *cobra.Command {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", t.Title, w)
 				}
 			}
+			if failOn != "" {
+				var bad []string
+				for _, t := range tables {
+					bad = append(bad, t.Regressions(limit)...)
+				}
+				if len(bad) > 0 {
+					return fmt.Errorf("regression beyond %s: %s", strings.TrimPrefix(failOn, "regression:"), strings.Join(bad, "; "))
+				}
+			}
 			return nil
 		},
 	}
 	cmp.Flags().StringSliceVar(&base, "baseline", nil, "result files or folders of the baseline version")
 	cmp.Flags().StringSliceVar(&cand, "candidate", nil, "result files or folders of the candidate version")
+	cmp.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a cell's throughput fell significantly by more than this, e.g. regression:5% (for CI pipelines)")
 	cmp.Flags().StringVar(&baseName, "baseline-name", "", "label of the baseline (default: its server version)")
 	cmp.Flags().StringVar(&candName, "candidate-name", "", "label of the candidate (default: its server version)")
 	cmp.Flags().StringVar(&format, "format", "text", "text, markdown or html")
@@ -100,4 +119,14 @@ func reportCommand() *cobra.Command {
 	}
 	cmd.AddCommand(merge, cmp, show)
 	return cmd
+}
+
+// parseFailOn reads regression:5%.
+func parseFailOn(s string) (float64, error) {
+	v, ok := strings.CutPrefix(s, "regression:")
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+	if !ok || err != nil || pct < 0 || pct >= 100 {
+		return 0, fmt.Errorf("invalid --fail-on=%s: use regression:N%%, e.g. regression:5%%", s)
+	}
+	return pct / 100, nil
 }

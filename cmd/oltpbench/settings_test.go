@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -52,5 +53,48 @@ func TestResultRecordsServerSettings(t *testing.T) {
 	mustOK(t, r, "compare")
 	if !strings.HasPrefix(r.stdout, "Server settings that differ (A -> B):\n  max_connections: 5000 -> 4999\n") {
 		t.Errorf("compare does not start with the changed setting:\n%s", r.stdout)
+	}
+}
+
+// --repeat runs every level several times, one result each, alternating
+// over the levels; report compare tests each cell and --fail-on gates on a
+// significant regression.
+func TestRepeatAndFailOn(t *testing.T) {
+	needServer(t)
+	db := "repeats"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "oltp_common", "prepare", "--tables=1", "--table-size=1000"), "prepare")
+	a := t.TempDir()
+	r := sb(t, db, "oltp_point_select", "run", "--events=2000", "--time=0", "--tables=1", "--table-size=1000", "--threads=1,2", "--repeat=4", "--result-dir="+a)
+	mustOK(t, r, "run --repeat")
+	order := regexp.MustCompile(`== (\d) threads, repeat (\d) of 4 \(run (\d) of 8\)`).FindAllStringSubmatch(r.stdout, -1)
+	if len(order) != 8 || order[0][1] != "1" || order[1][1] != "2" || order[2][2] != "2" {
+		t.Errorf("runs not alternating over levels: %v", order)
+	}
+	files, _ := filepath.Glob(filepath.Join(a, "*.json"))
+	if len(files) != 8 || !strings.HasSuffix(files[0], "oltp_point_select-1threads-r1.json") {
+		t.Fatalf("result files %v", files)
+	}
+	// A slower candidate: the same runs taking four times as long (more than their spread).
+	b := t.TempDir()
+	for _, f := range files {
+		raw, _ := os.ReadFile(f)
+		var m map[string]any
+		json.Unmarshal(raw, &m)
+		m["seconds"] = m["seconds"].(float64) * 4
+		out, _ := json.Marshal(m)
+		os.WriteFile(filepath.Join(b, filepath.Base(f)), out, 0o644)
+	}
+	same := ob(t, nil, "report", "compare", "--baseline="+a, "--candidate="+a, "--fail-on=regression:5%")
+	mustOK(t, same, "compare with itself")
+	if !strings.Contains(same.stdout, "1 threads: ~ no significant change (p=1.00, n=4+4)") {
+		t.Errorf("no cell verdict:\n%s", same.stdout)
+	}
+	slow := ob(t, nil, "report", "compare", "--baseline="+a, "--candidate="+b, "--fail-on=regression:5%")
+	if slow.code == 0 || !strings.Contains(slow.stderr, "regression beyond 5%") || !strings.Contains(slow.stdout, "QPS -75% (95% CI") {
+		t.Errorf("slower candidate: exit %d\n%s\n%s", slow.code, slow.stdout, slow.stderr)
+	}
+	if r := ob(t, nil, "report", "compare", "--baseline="+a, "--candidate="+b, "--fail-on=5"); r.code == 0 || !strings.Contains(r.stderr, "invalid --fail-on=5") {
+		t.Errorf("bad --fail-on: %q", r.stderr)
 	}
 }

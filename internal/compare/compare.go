@@ -67,10 +67,13 @@ func LabelOf(rs []*result.Result, fallback string) string {
 	return fallback
 }
 
-// Row is one thread count of a workload.
+// Row is one thread count of a workload: every repeat of each version,
+// and the one with the median throughput, which the tables show.
 type Row struct {
-	Threads    int
-	Base, Cand *result.Result
+	Threads            int
+	Base, Cand         *result.Result
+	BaseRuns, CandRuns []*result.Result
+	Stat               *Stat // nil unless both versions have the cell
 }
 
 // Table is one workload.
@@ -103,9 +106,9 @@ func Build(base, cand Version, describe Describe) []Table {
 			keys = append(keys, k)
 		}
 		if isBase {
-			row.Base = r
+			row.BaseRuns = append(row.BaseRuns, r)
 		} else {
-			row.Cand = r
+			row.CandRuns = append(row.CandRuns, r)
 		}
 	}
 	for _, r := range base.Results {
@@ -137,6 +140,11 @@ func Build(base, cand Version, describe Describe) []Table {
 		}
 		t := &tables[len(tables)-1]
 		row := *idx[k]
+		row.Base, row.Cand = medianRun(row.BaseRuns), medianRun(row.CandRuns)
+		if row.Base != nil && row.Cand != nil {
+			st := cellStat(throughputs(row.BaseRuns), throughputs(row.CandRuns))
+			row.Stat = &st
+		}
 		t.Rows = append(t.Rows, row)
 		for _, r := range []*result.Result{row.Base, row.Cand} {
 			if r != nil && t.Unit == "" {
@@ -151,6 +159,67 @@ func Build(base, cand Version, describe Describe) []Table {
 		}
 	}
 	return tables
+}
+
+// medianRun is the repeat with the median throughput (the lower middle of
+// an even count), nil for none.
+func medianRun(rs []*result.Result) *result.Result {
+	if len(rs) == 0 {
+		return nil
+	}
+	s := append([]*result.Result(nil), rs...)
+	sort.SliceStable(s, func(i, j int) bool { return tput(s[i]) < tput(s[j]) })
+	return s[(len(s)-1)/2]
+}
+
+func throughputs(rs []*result.Result) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = tput(r)
+	}
+	return out
+}
+
+// Repeated says whether any cell has repeats on both sides.
+func (t *Table) Repeated() bool {
+	for _, r := range t.Rows {
+		if r.Stat != nil && r.Stat.N1 > 1 && r.Stat.N2 > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// CellVerdicts are one line per cell both versions ran: the change and
+// whether it stands out of the noise; without repeats, one line saying so.
+func (t *Table) CellVerdicts() []string {
+	if !t.Repeated() {
+		for _, r := range t.Rows {
+			if r.Stat != nil {
+				return []string{fmt.Sprintf("one run per cell: too few to tell a change from noise; --repeat=%d (or more) on both versions gives each cell a test", 5)}
+			}
+		}
+		return nil
+	}
+	var out []string
+	for _, r := range t.Rows {
+		if r.Stat != nil {
+			out = append(out, fmt.Sprintf("%d threads: %s", r.Threads, r.Stat.String(t.Unit)))
+		}
+	}
+	return out
+}
+
+// Regressions are the cells whose throughput fell significantly by more
+// than limit (0.05 for 5%).
+func (t *Table) Regressions(limit float64) []string {
+	var out []string
+	for _, r := range t.Rows {
+		if s := r.Stat; s != nil && s.Significant && s.Ratio < 1-limit {
+			out = append(out, fmt.Sprintf("%s at %d threads: %s", t.Title, r.Threads, s.String(t.Unit)))
+		}
+	}
+	return out
 }
 
 // Ratio is the geometric mean of candidate / baseline throughput over the

@@ -32,6 +32,9 @@ func Text(w io.Writer, base, cand string, tables []Table, settings []SettingDiff
 				num(lat(r.Base, "95"), 2), num(lat(r.Cand, "95"), 2), num(lat(r.Base, "99"), 2), num(lat(r.Cand, "99"), 2))
 		}
 		fmt.Fprintln(w, t.Verdict(base, cand))
+		for _, v := range t.CellVerdicts() {
+			fmt.Fprintf(w, "  %s\n", v)
+		}
 		for _, x := range t.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", x)
 		}
@@ -61,6 +64,7 @@ func Markdown(w io.Writer, base, cand string, tables []Table, settings []Setting
 				}
 			}
 			fmt.Fprintf(w, "\n%s\n\n", t.Verdict(base, cand))
+			cellVerdicts(w, t)
 			warnings(w, t)
 			continue
 		}
@@ -87,7 +91,18 @@ func Markdown(w io.Writer, base, cand string, tables []Table, settings []Setting
 				num(lat(r.Base, "95"), 2), num(lat(r.Cand, "95"), 2), num(lat(r.Base, "99"), 2), num(lat(r.Cand, "99"), 2))
 		}
 		fmt.Fprintf(w, "\n%s\n\n", t.Verdict(base, cand))
+		cellVerdicts(w, t)
 		warnings(w, t)
+	}
+}
+
+func cellVerdicts(w io.Writer, t Table) {
+	vs := t.CellVerdicts()
+	for _, v := range vs {
+		fmt.Fprintf(w, "- %s\n", v)
+	}
+	if len(vs) > 0 {
+		fmt.Fprintln(w)
 	}
 }
 
@@ -131,6 +146,9 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 				num(b, 2), num(c, 2), ratio(b, c), num(lat(r.Base, "95"), 2), num(lat(r.Cand, "95"), 2), num(lat(r.Base, "99"), 2), num(lat(r.Cand, "99"), 2))
 		}
 		fmt.Fprintf(w, "</table>\n<p class=\"verdict\">%s</p>\n", e(t.Verdict(base, cand)))
+		for _, v := range t.CellVerdicts() {
+			fmt.Fprintf(w, "<p>%s</p>\n", e(v))
+		}
 		for _, x := range t.Warnings {
 			fmt.Fprintf(w, "<p class=\"warn\">warning: %s</p>\n", e(x))
 		}
