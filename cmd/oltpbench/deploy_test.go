@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/oltpbench/oltpbench/internal/s3test"
 )
@@ -76,4 +79,72 @@ func TestKubernetesExample(t *testing.T) {
 		t.Errorf("warehouses loaded: %d, %v\n%s", n, err, strings.Join(outputs, "\n"))
 	}
 	noSecret(t, srv.SecretKey, outputs, srv.Data)
+}
+
+// The run Job as written, scaled down: two clients started a second apart
+// with one --start-at measure the same window, and the merge Job combines
+// them. A --start-at in the past is refused.
+func TestKubernetesRunAndMerge(t *testing.T) {
+	needServer(t)
+	db := "k8s_run"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "oltp_common", "prepare", "--tables=1", "--table-size=1000"), "prepare")
+	dir := t.TempDir()
+	run := jobScript(t, "run-job.yaml")
+	merge := jobScript(t, "merge-job.yaml")
+	for _, r := range [][2]string{
+		{"--tables=32 --table-size=10000000", "--tables=1 --table-size=1000"},
+		{"--threads=64 --time=300 --warmup-time=30", "--threads=2 --time=2 --warmup-time=0"},
+		{"--mysql-host=tidb.example --mysql-port=4000 --mysql-user=root", strings.Join(connArgs(db), " ")},
+	} {
+		if !strings.Contains(run, r[0]) {
+			t.Fatalf("run-job.yaml changed (%q): update this test", r[0])
+		}
+		run = strings.Replace(run, r[0], r[1], 1)
+	}
+	run = strings.ReplaceAll(run, "/results/", dir+"/")
+	merge = strings.ReplaceAll(merge, "/results/", dir+"/")
+	start := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
+	env := append(os.Environ(), "PATH="+filepath.Dir(binPath)+":"+os.Getenv("PATH"), "START="+start, "MYSQL_PASSWORD=")
+	var cmds []*exec.Cmd
+	for k := range 2 {
+		c := exec.Command("/bin/sh", "-c", run)
+		c.Env = append(env, "JOB_COMPLETION_INDEX="+strconv.Itoa(k))
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+		time.Sleep(time.Second) // the second client starts later, as pods do
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("client: %v", err)
+		}
+	}
+	var starts []time.Time
+	for k := range 2 {
+		b, err := os.ReadFile(filepath.Join(dir, "client-"+strconv.Itoa(k)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Start time.Time `json:"start"`
+		}
+		json.Unmarshal(b, &r)
+		starts = append(starts, r.Start)
+	}
+	at, _ := time.Parse(time.RFC3339Nano, start)
+	if d := starts[0].Sub(starts[1]).Abs(); d > 300*time.Millisecond || starts[0].Before(at) {
+		t.Errorf("clients started %s apart (%v, %v), --start-at %v", d, starts[0], starts[1], at)
+	}
+	c := exec.Command("/bin/sh", "-c", merge)
+	c.Env = env
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "oltp_point_select") {
+		t.Fatalf("merge: %v\n%s", err, out)
+	}
+	past := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	if r := sb(t, db, "oltp_point_select", "run", "--tables=1", "--table-size=1000", "--time=1", "--start-at="+past); r.code == 0 || !strings.Contains(r.stderr, "passed") {
+		t.Errorf("a past --start-at: exit %d, %q", r.code, r.stderr)
+	}
 }

@@ -27,6 +27,7 @@ type levelFlags struct {
 	p95SLO      string
 	sloSteps    int
 	repeat      int
+	startAt     string
 }
 
 // parseThreads reads "16", "150,300,600" (a sweep) or "8-1024" (a range for --p95-slo).
@@ -65,6 +66,25 @@ func (l *levelFlags) runLevels(ctx context.Context, out io.Writer, name string, 
 	levels, lo, hi, err := l.parseThreads()
 	if err != nil {
 		return err
+	}
+	if l.startAt != "" {
+		if len(levels) != 1 || l.repeat > 1 {
+			return fmt.Errorf("--start-at aligns one run across clients: give one thread level and no --repeat")
+		}
+		at, err := parseStartAt(l.startAt)
+		if err != nil {
+			return err
+		}
+		wait := time.Until(at)
+		if wait < 0 {
+			return fmt.Errorf("--start-at=%s passed %s ago: start every client before that time", l.startAt, (-wait).Round(time.Millisecond))
+		}
+		fmt.Fprintf(out, "Waiting %s for --start-at=%s\n", wait.Round(time.Millisecond), at.Format(time.RFC3339Nano))
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	if l.repeat < 1 {
 		return fmt.Errorf("invalid --repeat=%d: at least 1", l.repeat)
@@ -163,7 +183,19 @@ func (l *levelFlags) runLevels(ctx context.Context, out io.Writer, name string, 
 	return nil
 }
 
+// parseStartAt reads an RFC 3339 time (2026-12-01T08:00:00Z) or Unix seconds.
+func parseStartAt(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
+		return time.Unix(0, int64(f*1e9)), nil
+	}
+	return time.Time{}, fmt.Errorf("invalid --start-at=%s: an RFC 3339 time like 2026-12-01T08:00:00Z, or Unix seconds", s)
+}
+
 func (l *levelFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&l.startAt, "start-at", "", "start at this time (RFC 3339 or Unix seconds), so clients started separately measure the same window; report merge then combines them")
 	fs.IntVar(&l.repeat, "repeat", 1, "run every thread level this many times (one result each in --result-dir): report compare then tells a change from noise")
 	bench.SecondsVar(fs, &l.cooldown, "cooldown", 0, "pause between the levels of a thread sweep (seconds or a duration)")
 	fs.StringVar(&l.resultDir, "result-dir", "", "folder for one result file per thread level")
