@@ -35,6 +35,15 @@ func fixture(t *testing.T, workload, version string, threads int, qps, p95Ms flo
 		Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Options: map[string]string{"threads": "x", "tables": "16"},
 		Dataset: map[string]string{"tables": "16", "table_size": "10000000"}, Totals: map[string]int64{"events": int64(qps * 100 / 20), "reads": int64(qps * 100)}, Ops: []result.Op{op}}
 	r.Metric = result.QPS
+	// Ten 10-second intervals around the mean, one dip: the time chart's data.
+	for i := 0; i < 10; i++ {
+		f := 1.0
+		if i == 6 {
+			f = 0.5
+		}
+		r.Intervals = append(r.Intervals, result.Interval{T: float64(10 * (i + 1)), Seconds: 10, Threads: threads,
+			Counts: map[string]int64{"events": int64(qps * f * 10 / 20), "reads": int64(qps * f * 10)}})
+	}
 	if workload == "tpcc" {
 		r.Ops[0].Count = int64(qps * 100 / 60)
 		r.Metric = result.Metric{Name: "tpmC", Unit: "new orders per minute", Ops: []string{"new_order"}, PerSeconds: 60, LatencyOp: "new_order"}
@@ -110,8 +119,13 @@ func TestHTMLSelfContained(t *testing.T) {
 	var buf bytes.Buffer
 	HTML(&buf, "v2.1", "v3.0", Build(b, c, describe), Settings(b, c))
 	s := buf.String()
-	if strings.Count(s, "<svg") != 4 || strings.Count(s, "<polyline") != 8 {
-		t.Errorf("want 4 charts with 2 lines each: %d svg, %d polylines", strings.Count(s, "<svg"), strings.Count(s, "<polyline"))
+	// Per table: throughput and p95 by threads, throughput over time per
+	// cell, one latency spectrum: 2+3+1 and 2+2+1 charts, two lines each.
+	if strings.Count(s, "<svg") != 11 || strings.Count(s, "<polyline") != 22 {
+		t.Errorf("want 11 charts with 2 lines each: %d svg, %d polylines", strings.Count(s, "<svg"), strings.Count(s, "<polyline"))
+	}
+	if !strings.Contains(s, "QPS over time, 150 threads (CV 16.6%, 16.6%)") || !strings.Contains(s, "latency spectrum (ms), 600 threads") {
+		t.Errorf("no time chart with its CV, or no spectrum")
 	}
 	for _, bad := range []string{"<script src", "<link", "@import", "https://"} {
 		if strings.Contains(s, bad) {

@@ -163,9 +163,78 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 		}
 		chart(w, t.Unit+" by threads", t.Unit, [2]string{base, cand}, series(func(r Row) float64 { return tput(r.Base) }))
 		chart(w, "p95 latency (ms) by threads", "ms", [2]string{base, cand}, series(func(r Row) float64 { return lat(r.Base, "95") }))
+		behaviour(w, t, [2]string{base, cand})
 		fmt.Fprintf(w, "</div>\n")
 	}
 	fmt.Fprintf(w, "</body></html>\n")
+}
+
+// spectrumQ are the percentiles of the latency spectrum.
+var spectrumQ = []float64{50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+
+// behaviour draws how the runs behaved: throughput over time of each
+// cell's median run, with its coefficient of variation (a stall or a decay
+// shows there, not in the mean), and the latency spectrum of every repeat
+// of the largest cell merged, p50 to p99.99 on a log scale.
+func behaviour(w io.Writer, t Table, labels [2]string) {
+	for _, r := range t.Rows {
+		var s [2][]pt
+		cv := [2]string{"-", "-"}
+		unit := t.Unit
+		for i, res := range []*result.Result{r.Base, r.Cand} {
+			if res == nil {
+				continue
+			}
+			u, ts, vs := res.Series()
+			unit = u
+			for j := range ts {
+				s[i] = append(s[i], pt{ts[j], vs[j]})
+			}
+			if c := coefVar(vs); !math.IsNaN(c) {
+				cv[i] = fmt.Sprintf("%.1f%%", c*100)
+			}
+		}
+		if len(s[0])+len(s[1]) > 1 {
+			chart(w, fmt.Sprintf("%s over time, %d threads (CV %s, %s)", unit, r.Threads, cv[0], cv[1]), unit, labels, s)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return
+	}
+	last := t.Rows[len(t.Rows)-1]
+	var s [2][]pt
+	for i, runs := range [][]*result.Result{last.BaseRuns, last.CandRuns} {
+		ms, err := result.Spectrum(runs, spectrumQ)
+		if err != nil || ms == nil {
+			continue
+		}
+		for j, q := range spectrumQ {
+			// x: the number of nines, so p50 .. p99.99 spread evenly.
+			s[i] = append(s[i], pt{-math.Log10(1 - q/100), ms[j]})
+		}
+	}
+	if len(s[0])+len(s[1]) > 0 {
+		chart(w, fmt.Sprintf("latency spectrum (ms), %d threads, x: p50 .. p99.99 (log)", last.Threads), "ms", labels, s)
+	}
+}
+
+// coefVar is the standard deviation over the mean (NaN for fewer than 2).
+func coefVar(v []float64) float64 {
+	if len(v) < 2 {
+		return math.NaN()
+	}
+	var sum, sq float64
+	for _, x := range v {
+		sum += x
+	}
+	mean := sum / float64(len(v))
+	for _, x := range v {
+		sq += (x - mean) * (x - mean)
+	}
+	if mean == 0 {
+		return math.NaN()
+	}
+	return math.Sqrt(sq/float64(len(v)-1)) / mean
 }
 
 type pt struct{ x, y float64 }

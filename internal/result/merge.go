@@ -242,3 +242,52 @@ func (r *Result) MeanLatency() float64 {
 	}
 	return 0
 }
+
+// Series is the throughput of every interval: the metric where its counters
+// are in the intervals, else transactions per second.
+func (r *Result) Series() (unit string, t, v []float64) {
+	m := r.Metric
+	unit = m.Name
+	counters := m.Counters
+	per := m.PerSeconds
+	if len(counters) == 0 || per <= 0 {
+		unit, counters, per = "TPS", []string{"events"}, 1
+	}
+	for _, iv := range r.Intervals {
+		if iv.Seconds <= 0 {
+			continue
+		}
+		var n int64
+		for _, c := range counters {
+			n += iv.Counts[c]
+		}
+		t = append(t, iv.T)
+		v = append(v, float64(n)/iv.Seconds*per)
+	}
+	return unit, t, v
+}
+
+// Spectrum are the percentiles (ms) of the main operation over rs merged,
+// at quantiles qs (percent).
+func Spectrum(rs []*Result, qs []float64) ([]float64, error) {
+	h := hist.New()
+	for _, r := range rs {
+		op := r.mainOp()
+		if op == nil || op.Histogram == "" {
+			continue
+		}
+		x, err := hist.Decode(op.Histogram)
+		if err != nil {
+			return nil, err
+		}
+		h.Merge(x)
+	}
+	if h.TotalCount() == 0 {
+		return nil, nil
+	}
+	out := make([]float64, len(qs))
+	for i, q := range qs {
+		out[i] = float64(h.ValueAtQuantile(q)) / 1000
+	}
+	return out, nil
+}
