@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/oltpbench/oltpbench/internal/result"
@@ -195,7 +196,8 @@ func behaviour(w io.Writer, t Table, labels [2]string) {
 			}
 		}
 		if len(s[0])+len(s[1]) > 1 {
-			chart(w, fmt.Sprintf("%s over time, %d threads (CV %s, %s)", unit, r.Threads, cv[0], cv[1]), unit, labels, s)
+			chartX(w, fmt.Sprintf("%s over time, %d threads (CV %s, %s)", unit, r.Threads, cv[0], cv[1]), unit, labels, s,
+				"seconds", func(x float64) string { return fmt.Sprintf("%g", x) })
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -214,7 +216,8 @@ func behaviour(w io.Writer, t Table, labels [2]string) {
 		}
 	}
 	if len(s[0])+len(s[1]) > 0 {
-		chart(w, fmt.Sprintf("latency spectrum (ms), %d threads, x: p50 .. p99.99 (log)", last.Threads), "ms", labels, s)
+		chartX(w, fmt.Sprintf("latency spectrum (ms), %d threads", last.Threads), "ms", labels, s,
+			"percentile (log scale of nines)", func(x float64) string { return "p" + strconv.FormatFloat(math.Round(1e4*(1-math.Pow(10, -x)))/100, 'f', -1, 64) })
 	}
 }
 
@@ -243,6 +246,12 @@ var colors = [2]string{"#1f77b4", "#d62728"}
 
 // chart draws one line chart as inline SVG.
 func chart(w io.Writer, title, unit string, labels [2]string, s [2][]pt) {
+	chartX(w, title, unit, labels, s, "threads", func(x float64) string { return fmt.Sprintf("%g", x) })
+}
+
+// chartX is chart with the x axis named and its ticks written by tick; at
+// most eight ticks are labelled.
+func chartX(w io.Writer, title, unit string, labels [2]string, s [2][]pt, xname string, tick func(float64) string) {
 	const W, H, L, R, T, B = 460.0, 300.0, 70.0, 20.0, 30.0, 50.0
 	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
 	for _, line := range s {
@@ -274,16 +283,24 @@ func chart(w io.Writer, title, unit string, labels [2]string, s [2][]pt) {
 		fmt.Fprintf(w, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#eee"/><text x="%.0f" y="%.1f" font-size="10" text-anchor="end">%s</text>`,
 			L, sy(y), W-R, sy(y), L-4, sy(y)+3, short(y))
 	}
-	ticks := map[float64]bool{}
+	seen := map[float64]bool{}
+	var xs []float64
 	for _, line := range s {
 		for _, p := range line {
-			if !ticks[p.x] {
-				ticks[p.x] = true
-				fmt.Fprintf(w, `<text x="%.1f" y="%.0f" font-size="10" text-anchor="middle">%g</text>`, sx(p.x), H-B+14, p.x)
+			if !seen[p.x] {
+				seen[p.x] = true
+				xs = append(xs, p.x)
 			}
 		}
 	}
-	fmt.Fprintf(w, `<text x="%.0f" y="%.0f" font-size="11" text-anchor="middle">threads</text>`, (L+W-R)/2, H-B+30)
+	sort.Float64s(xs)
+	step := (len(xs) + 7) / 8
+	for i, x := range xs {
+		if i%step == 0 {
+			fmt.Fprintf(w, `<text x="%.1f" y="%.0f" font-size="10" text-anchor="middle">%s</text>`, sx(x), H-B+14, html.EscapeString(tick(x)))
+		}
+	}
+	fmt.Fprintf(w, `<text x="%.0f" y="%.0f" font-size="11" text-anchor="middle">%s</text>`, (L+W-R)/2, H-B+30, html.EscapeString(xname))
 	for i, line := range s {
 		var pts []string
 		for _, p := range line {
