@@ -217,7 +217,9 @@ func behaviour(w io.Writer, t Table, labels [2]string) {
 	}
 	if len(s[0])+len(s[1]) > 0 {
 		chartX(w, fmt.Sprintf("latency spectrum (ms), %d threads", last.Threads), "ms", labels, s,
-			"percentile (log scale of nines)", func(x float64) string { return "p" + strconv.FormatFloat(math.Round(1e4*(1-math.Pow(10, -x)))/100, 'f', -1, 64) })
+			"percentile (log scale of nines)", func(x float64) string {
+				return "p" + strconv.FormatFloat(math.Round(1e4*(1-math.Pow(10, -x)))/100, 'f', -1, 64)
+			})
 	}
 }
 
