@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # make test: unit tests, then integration tests against a throwaway MariaDB
 # and a throwaway S3 server (Versity S3 Gateway, go-installed when missing),
-# started here on free ports and stopped on exit. Installs mariadb-server and
-# sysbench with apt-get when missing and running as root.
+# started here on free ports and stopped on exit. Installs mariadb-server,
+# sysbench and chromium with apt-get when missing and running as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server mariadb-client)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v chromium >/dev/null 2>&1 || need+=(chromium) # the HTML report is checked in a real browser
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "test: missing ${need[*]}: run as root, or: sudo apt-get install -y ${need[*]}" >&2
