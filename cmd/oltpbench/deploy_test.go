@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/s3test"
 )
 
@@ -123,14 +123,10 @@ func TestKubernetesRunAndMerge(t *testing.T) {
 	}
 	var starts []time.Time
 	for k := range 2 {
-		b, err := os.ReadFile(filepath.Join(dir, "client-"+strconv.Itoa(k)+".json"))
+		r, err := result.Read(filepath.Join(dir, "client-"+strconv.Itoa(k)+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r struct {
-			Start time.Time `json:"start"`
-		}
-		json.Unmarshal(b, &r)
 		starts = append(starts, r.Start)
 	}
 	at, _ := time.Parse(time.RFC3339Nano, start)

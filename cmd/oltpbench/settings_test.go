@@ -24,15 +24,11 @@ func TestResultRecordsServerSettings(t *testing.T) {
 		p := filepath.Join(dir, name, "r.json")
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		mustOK(t, sb(t, db, "oltp_point_select", "run", "--events=200", "--time=0", "--tables=1", "--table-size=1000", "--result-file="+p), "run")
-		b, err := os.ReadFile(p)
+		r, err := result.Read(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r result.Result
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatal(err)
-		}
-		return &r
+		return r
 	}
 	a := runTo("a")
 	if a.Server.Variables["max_connections"] != "5000" || a.Server.Variables["innodb_buffer_pool_size"] == "" || len(a.Server.Variables) < 100 {
