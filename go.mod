@@ -11,6 +11,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/go-sql-driver/mysql v1.10.1
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/pingcap/tidb/pkg/parser v0.0.0-20260418072757-ce92298d1124
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.1.0

@@ -26,7 +26,7 @@ func TestGenericPackagesNameNoWorkload(t *testing.T) {
 	// The tests and transactions that results name.
 	names = append(names, "oltp_", "select_random", "bulk_insert", "payment", "order_status", "delivery", "stock_level", "TPC-C")
 	re := regexp.MustCompile(`(?i)` + strings.Join(quoteAll(names), "|"))
-	for _, dir := range []string{"internal/runner", "internal/result", "internal/compare", "internal/bench", "internal/hist"} {
+	for _, dir := range []string{"internal/runner", "internal/result", "internal/compare", "internal/bench", "internal/hist", "internal/plan"} {
 		files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: no Go files (%v)", dir, err)

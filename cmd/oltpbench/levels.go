@@ -28,6 +28,7 @@ type levelFlags struct {
 	sloSteps    int
 	repeat      int
 	startAt     string
+	reuse       bool // a plan's resumed search: take a level's result file when it is there
 }
 
 // parseThreads reads "16", "150,300,600" (a sweep) or "8-1024" (a range for --p95-slo).
@@ -156,12 +157,21 @@ func (l *levelFlags) runLevels(ctx context.Context, out io.Writer, name string, 
 	best, tried, err := slo.Search(lo, hi, limitMs, l.sloSteps, func(th int) (slo.Point, error) {
 		step++
 		fmt.Fprintf(out, "\n== p95 search, step %d: %d threads\n", step, th)
-		if step > 1 && l.cooldown > 0 {
+		if step > 1 && l.cooldown > 0 && !(l.reuse && fileExists(file(th))) {
 			time.Sleep(l.cooldown)
 		}
-		r, err := run(th, file(th))
-		if err != nil {
-			return slo.Point{}, err
+		var r *result.Result
+		if l.reuse && file(th) != "" {
+			if old, err := result.Read(file(th)); err == nil && old.Threads == th && !old.Interrupted {
+				fmt.Fprintf(out, "measured before: %s\n", file(th))
+				r = old
+			}
+		}
+		if r == nil {
+			var err error
+			if r, err = run(th, file(th)); err != nil {
+				return slo.Point{}, err
+			}
 		}
 		if ctx.Err() != nil {
 			return slo.Point{}, ctx.Err()
@@ -201,4 +211,11 @@ func (l *levelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&l.resultDir, "result-dir", "", "folder for one result file per thread level")
 	fs.StringVar(&l.p95SLO, "p95-slo", "", "find the thread count with the highest throughput whose p95 stays within this (e.g. 105ms); --threads=lo-hi")
 	fs.IntVar(&l.sloSteps, "slo-steps", 10, "at most this many runs for --p95-slo")
+	fs.BoolVar(&l.reuse, "reuse-results", false, "--p95-slo: take the result files already in --result-dir instead of running those levels again (plan run resumes a search so)")
+	fs.MarkHidden("reuse-results")
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

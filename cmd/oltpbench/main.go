@@ -73,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, s := range bench.All() {
 		root.AddCommand(workloadCommand(s))
 	}
-	root.AddCommand(csvCommand(), importCommand(), reportCommand())
+	root.AddCommand(csvCommand(), importCommand(), reportCommand(), planCommand())
 	if err := root.Execute(); err != nil {
 		var m *bench.Message
 		if errors.As(err, &m) {

@@ -154,6 +154,12 @@ func All() []Spec {
 	return out
 }
 
+// Lookup returns the workload registered under name.
+func Lookup(name string) (Spec, bool) {
+	s, ok := specs[name]
+	return s, ok
+}
+
 // Describe names a result's workload for reports; unknown names are their own title.
 func Describe(resultName string) Description {
 	for _, s := range All() {

@@ -18,7 +18,8 @@ import (
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
-// Load reads result files, or every *.json in the folders given.
+// Load reads result files, or every *.json in the folders given and in
+// their subfolders (a plan's p95 search keeps its runs in one).
 func Load(paths []string) ([]*result.Result, error) {
 	var out []*result.Result
 	for _, p := range paths {
@@ -28,7 +29,13 @@ func Load(paths []string) ([]*result.Result, error) {
 		}
 		files := []string{p}
 		if st.IsDir() {
-			files, _ = filepath.Glob(filepath.Join(p, "*.json"))
+			files = nil
+			filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") && !strings.HasPrefix(d.Name(), ".") {
+					files = append(files, path)
+				}
+				return nil
+			})
 			sort.Strings(files)
 			if len(files) == 0 {
 				return nil, fmt.Errorf("%s holds no result files (*.json)", p)

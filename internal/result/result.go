@@ -40,6 +40,7 @@ type Result struct {
 	Seconds     float64           `json:"seconds"`
 	Threads     int               `json:"threads"`
 	Interrupted bool              `json:"interrupted,omitempty"`
+	Cell        *Cell             `json:"cell,omitempty"` // set when a plan ran it
 	Totals      map[string]int64  `json:"totals"`
 	Metric      Metric            `json:"metric"`
 	// Figures are the workload's own results beside the metric (tpmTotal,
@@ -47,6 +48,15 @@ type Result struct {
 	Figures   map[string]float64 `json:"figures,omitempty"`
 	Ops       []Op               `json:"ops"`
 	Intervals []Interval         `json:"intervals"`
+}
+
+// Cell is the plan cell a run was: a plan resumes by finding its cells'
+// results, with the same command line, in its result folder.
+type Cell struct {
+	Plan   string   `json:"plan,omitempty"`
+	Step   string   `json:"step"`
+	Repeat int      `json:"repeat"`
+	Args   []string `json:"args"` // the workload's command line, without the connection
 }
 
 // Metric is a workload's headline figure and how it is computed from a

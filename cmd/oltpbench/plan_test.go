@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+// TestPlanShowGolden: the shipped example plans, scaled down as the README
+// runs them, expand to the cells and command lines in testdata.
+func TestPlanShowGolden(t *testing.T) {
+	for _, c := range []struct{ plan, scale string }{
+		{"seed000-sysbench-versions", "0.001"},
+		{"seed002-tpcc-versions", "0.002"},
+		{"seed003-sysbench-p95", "0.001"},
+		{"seed004-sysbench-release", "0.001"},
+	} {
+		t.Run(c.plan, func(t *testing.T) {
+			r := inProcess("plan", "show", "../../deploy/plans/"+c.plan+".toml", "--scale="+c.scale)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			golden(t, "plan-"+c.plan+".txt", r.stdout)
+		})
+	}
+}
+
+func writePlan(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "p.toml")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPlanBad: plans and command lines that cannot run get one line on
+// stderr, naming the line and the fix, before anything runs.
+func TestPlanBad(t *testing.T) {
+	head := "[dataset]\nworkload = \"sysbench\"\noptions = { tables = 1 }\n[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\ntime = \"1s\"\n"
+	for _, c := range []struct {
+		name, src string
+		args      []string
+		want      string
+	}{
+		{"unknown key", head + "treads = [2]\n", nil, `p.toml:8: unknown key "step.treads"`},
+		{"unknown option", head + "options = { tabels = 3 }\n", nil, `p.toml:8: step "oltp_point_select": unknown option: --tabels (see oltpbench sysbench --help)`},
+		{"bad option value", head + "options = { rand-type = \"zipf\" }\n", nil, `p.toml:8: step "oltp_point_select": `},
+		{"unknown test", strings.Replace(head, "oltp_point_select", "oltp_pointselect", 1), nil, `p.toml:4: step "oltp_pointselect": `},
+		{"bad dataset option", strings.Replace(head, "tables = 1", "tables = \"many\"", 1), nil, `p.toml:3: [dataset]: `},
+		{"prewarm without one", "[dataset]\nworkload = \"tpcc\"\n[warmup]\nprewarm = true\n[[step]]\nthreads = [1]\ntime = \"1s\"\n", nil, `p.toml:4: tpcc has no prewarm: remove prewarm`},
+		{"no result dir", head, []string{}, `plan run needs --result-dir DIR`},
+		{"options without --", head, []string{"--result-dir=" + os.TempDir(), "--mysql-port=1"}, `unknown option: --mysql-port`},
+		{"the plan's option after --", head, []string{"--result-dir=" + os.TempDir(), "--", "--threads=8"}, `--threads=8 after -- is the plan's to set`},
+		{"stray argument", head, []string{"--result-dir=" + os.TempDir(), "more"}, `unexpected "more": options for every command go after --`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := writePlan(t, c.src)
+			args := []string{"plan", "show", p}
+			if c.args != nil {
+				args = append([]string{"plan", "run", p}, c.args...)
+			}
+			r := inProcess(args...)
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if r.code == 0 || len(lines) != 1 || !strings.Contains(lines[0], c.want) || r.stdout != "" {
+				t.Errorf("exit %d\nstderr %q\nwant   %q\nstdout %q", r.code, r.stderr, c.want, r.stdout)
+			}
+		})
+	}
+}
+
+// planArgs runs plan run on the test server.
+func planArgs(planFile, dir, db string) []string {
+	return append([]string{"plan", "run", planFile, "--result-dir", dir, "--"}, connArgs(db)...)
+}
+
+const killPlan = `name = "kill test"
+[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 1000 }
+[warmup]
+prewarm = true
+analyze = true
+[[step]]
+test = "oltp_point_select"
+threads = [1, 2]
+time = "1s"
+repeats = 2
+[[step]]
+test = "oltp_read_only"
+threads = [1, 2]
+time = "1s"
+repeats = 2
+`
+
+// TestPlanResumeAfterKill: 2 steps x 2 levels x 2 repeats, SIGKILL during
+// the third cell, then the same command: only cells 3-8 run, cells 1-2 are
+// kept as they were, and the files are those of a run never interrupted,
+// cell for cell.
+func TestPlanResumeAfterKill(t *testing.T) {
+	needServer(t)
+	freshDB(t, "plan_kill")
+	p := writePlan(t, killPlan)
+	dir := t.TempDir()
+
+	cmd := exec.Command(binPath, planArgs(p, dir, "plan_kill")...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	third := false
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if strings.HasPrefix(sc.Text(), "== cell 3/8:") {
+			third = true
+		}
+		if third && sc.Text() == "Threads started!" {
+			break // the third cell is measuring
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if !third {
+		t.Fatalf("the plan never reached its third cell:\n%s", strings.Join(seen, "\n"))
+	}
+	if !strings.Contains(strings.Join(seen, "\n"), "Dataset: no database plan_kill yet: preparing it") {
+		t.Errorf("the first run did not say it prepares the dataset:\n%s", strings.Join(seen, "\n"))
+	}
+	kept := map[string][]byte{}
+	for _, f := range resultFiles(t, dir) {
+		b, _ := os.ReadFile(filepath.Join(dir, f))
+		kept[f] = b
+	}
+	if want := []string{"oltp_point_select-1threads-r1.json", "oltp_point_select-2threads-r1.json"}; !slices.Equal(sortedKeysOf(kept), want) {
+		t.Fatalf("after the kill the folder holds %v, want %v", sortedKeysOf(kept), want)
+	}
+
+	r := ob(t, nil, planArgs(p, dir, "plan_kill")...)
+	mustOK(t, r, "plan run again")
+	for _, want := range []string{"Resuming: 2 of 8 cells are done in " + dir + " (cells 1-2); running the other 6",
+		"Dataset: verified against its record in plan_kill (1000 rows)", "== cell 3/8:", "== cell 8/8:", "Plan done: 8 cells"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the resumed run does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, not := range []string{"== cell 1/8", "== cell 2/8", "preparing"} {
+		if strings.Contains(r.stdout, not) {
+			t.Errorf("the resumed run redid %q", not)
+		}
+	}
+	for f, b := range kept {
+		now, _ := os.ReadFile(filepath.Join(dir, f))
+		if string(now) != string(b) {
+			t.Errorf("%s, done before the kill, was rewritten", f)
+		}
+	}
+
+	// The same plan never interrupted, into another folder.
+	clean := t.TempDir()
+	mustOK(t, ob(t, nil, planArgs(p, clean, "plan_kill")...), "plan run uninterrupted")
+	got, want := resultFiles(t, dir), resultFiles(t, clean)
+	if !slices.Equal(got, want) || len(got) != 8 {
+		t.Fatalf("resumed folder %v, uninterrupted %v", got, want)
+	}
+	for _, f := range got {
+		a, err := result.Read(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := result.Read(filepath.Join(clean, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Workload != b.Workload || a.Threads != b.Threads || !reflect.DeepEqual(a.Cell, b.Cell) || !reflect.DeepEqual(a.Dataset, b.Dataset) ||
+			!reflect.DeepEqual(withoutPaths(a.Options), withoutPaths(b.Options)) || a.Interrupted || b.Interrupted {
+			t.Errorf("%s differs: %s %d %+v vs %s %d %+v", f, a.Workload, a.Threads, a.Cell, b.Workload, b.Threads, b.Cell)
+		}
+		if a.Seconds < 0.9 || a.Totals["events"] == 0 {
+			t.Errorf("%s: %.2f s, %d events: not a whole run", f, a.Seconds, a.Totals["events"])
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".part") {
+			t.Errorf("%s left behind", e.Name())
+		}
+	}
+	// Everything done: a third run runs nothing.
+	r = ob(t, nil, planArgs(p, dir, "plan_kill")...)
+	mustOK(t, r, "plan run a third time")
+	if !strings.Contains(r.stdout, "All 8 cells of the plan are done") || strings.Contains(r.stdout, "== cell") {
+		t.Errorf("third run:\n%s", r.stdout)
+	}
+}
+
+// withoutPaths drops the options naming the run's own files.
+func withoutPaths(o map[string]string) map[string]string {
+	m := map[string]string{}
+	for k, v := range o {
+		if k != "result-file" && k != "result-dir" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func resultFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var out []string
+	for _, f := range m {
+		out = append(out, filepath.Base(f))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	var k []string
+	for x := range m {
+		k = append(k, x)
+	}
+	slices.Sort(k)
+	return k
+}
+
+// TestPlanDatasetAndSearch: a plan refuses a database holding another
+// dataset, naming the difference; a p95 search resumed takes the levels
+// it measured before and runs only the missing one.
+func TestPlanDatasetAndSearch(t *testing.T) {
+	needServer(t)
+	freshDB(t, "plan_search")
+	mustOK(t, sb(t, "plan_search", "oltp_point_select", "--tables=1", "--table-size=500", "prepare"), "prepare")
+	other := writePlan(t, strings.Replace(killPlan, "table-size = 1000", "table-size = 600", 1))
+	r := ob(t, nil, planArgs(other, t.TempDir(), "plan_search")...)
+	if r.code == 0 || !strings.Contains(r.stderr, "the dataset in plan_search is not the plan's: table_size=500 (the plan: 600); run cleanup") {
+		t.Fatalf("a plan on another dataset: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	search := writePlan(t, `[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 500 }
+[[step]]
+name = "ps"
+test = "oltp_point_select"
+threads = [1, 4]
+time = "1s"
+p95_limit = "10s"
+search_steps = 3
+`)
+	dir := t.TempDir()
+	r = ob(t, nil, planArgs(search, dir, "plan_search")...)
+	mustOK(t, r, "search plan")
+	runs := resultFiles(t, filepath.Join(dir, "ps-p95search"))
+	if want := []string{"sysbench-oltp_point_select-1threads.json", "sysbench-oltp_point_select-2threads.json", "sysbench-oltp_point_select-4threads.json"}; !slices.Equal(runs, want) {
+		t.Fatalf("search runs %v, want %v", runs, want)
+	}
+	// As if killed while measuring 4 threads.
+	os.Remove(filepath.Join(dir, "ps-p95search", ".done"))
+	os.Remove(filepath.Join(dir, "ps-p95search", runs[2]))
+	before, _ := os.Stat(filepath.Join(dir, "ps-p95search", runs[0]))
+	r = ob(t, nil, planArgs(search, dir, "plan_search")...)
+	mustOK(t, r, "search plan resumed")
+	if strings.Count(r.stdout, "measured before:") != 2 || strings.Count(r.stdout, "Threads started!") != 1 {
+		t.Errorf("the resumed search did not reuse two levels and run one:\n%s", r.stdout)
+	}
+	if after, _ := os.Stat(filepath.Join(dir, "ps-p95search", runs[0])); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("a reused level's file was rewritten")
+	}
+	if !strings.Contains(r.stdout, "Best within p95 <= 10s") {
+		t.Errorf("no search verdict:\n%s", r.stdout)
+	}
+}

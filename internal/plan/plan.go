@@ -1,0 +1,469 @@
+// Package plan reads a qualification plan (TOML): one dataset, its warm-up,
+// and steps of thread levels x repeats, and expands it into cells, each one
+// run of one command line with one result file. It knows no workload: the
+// caller says which exist and how many positional arguments each takes.
+package plan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Plan is a whole qualification, as written.
+type Plan struct {
+	Name    string  `toml:"name"`
+	Scale   float64 `toml:"scale"` // durations and Dataset.Scaled sizes are multiplied by it
+	Dataset Dataset `toml:"dataset"`
+	Warmup  Warmup  `toml:"warmup"`
+	Steps   []Step  `toml:"step"`
+
+	path  string
+	lines keyLines
+}
+
+// Dataset is what the steps run on: prepared when missing, verified when present.
+type Dataset struct {
+	Workload string         `toml:"workload"`
+	Test     string         `toml:"test"` // the positional argument prepare takes, if the workload has one
+	Options  map[string]any `toml:"options"`
+	Scaled   []string       `toml:"scaled"` // integer options multiplied by the plan's scale
+}
+
+// Warmup runs before the first cell of every `plan run`.
+type Warmup struct {
+	Prewarm bool `toml:"prewarm"`
+	Analyze bool `toml:"analyze"`
+}
+
+// Step is a thread sweep with repeats, or a p95-limit search.
+type Step struct {
+	Name     string         `toml:"name"`
+	Workload string         `toml:"workload"`
+	Test     string         `toml:"test"`
+	Threads  []int          `toml:"threads"`
+	Time     string         `toml:"time"`
+	Warmup   string         `toml:"warmup"`
+	Cooldown string         `toml:"cooldown"`
+	Repeats  int            `toml:"repeats"`
+	Options  map[string]any `toml:"options"`
+	// P95Limit makes the step a search of Threads = [lo, hi] for the
+	// highest throughput whose p95 stays within it, in at most SearchSteps runs.
+	P95Limit    string `toml:"p95_limit"`
+	SearchSteps int    `toml:"search_steps"`
+}
+
+// Workloads says which workloads exist and how many positional arguments
+// (a test name) each takes.
+type Workloads map[string]int
+
+// Error is a bad plan: the file, the line and what is wrong.
+type Error struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// Read parses and checks a plan file; scale, when not 0, replaces the plan's.
+func Read(path string, scale float64, known Workloads) (*Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the plan: %v", err)
+	}
+	return Parse(path, b, scale, known)
+}
+
+// Parse is Read on the file's bytes.
+func Parse(path string, b []byte, scale float64, known Workloads) (*Plan, error) {
+	p := &Plan{path: path}
+	d := toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields()
+	if err := d.Decode(p); err != nil {
+		var sm *toml.StrictMissingError
+		if errors.As(err, &sm) && len(sm.Errors) > 0 {
+			e := sm.Errors[0]
+			line, _ := e.Position()
+			return nil, &Error{path, line, fmt.Sprintf("unknown key %q: see the example plans in deploy/plans/", strings.Join(e.Key(), "."))}
+		}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, _ := de.Position()
+			return nil, &Error{path, line, strings.TrimPrefix(de.Error(), "toml: ")}
+		}
+		return nil, &Error{path, 0, err.Error()}
+	}
+	p.lines = scanKeyLines(b)
+	if scale != 0 {
+		p.Scale = scale
+	}
+	if _, set := p.lines["scale"]; p.Scale == 0 && !set {
+		p.Scale = 1
+	}
+	if err := p.check(known); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// errAt is a plan error at the line of key (a dotted path; "step.2.threads").
+func (p *Plan) errAt(key string, format string, args ...any) error {
+	return &Error{p.path, p.lines.line(key), fmt.Sprintf(format, args...)}
+}
+
+// ErrAt is errAt for callers that check the plan further (a step's options
+// against its workload).
+func (p *Plan) ErrAt(key string, err error) error { return p.errAt(key, "%v", err) }
+
+// Path is the plan file's path.
+func (p *Plan) Path() string { return p.path }
+
+var stepName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+func (p *Plan) check(known Workloads) error {
+	if p.Scale <= 0 || math.IsNaN(p.Scale) || math.IsInf(p.Scale, 0) {
+		return p.errAt("scale", "scale must be above 0 (1 runs the plan as written, 0.01 a hundredth of its sizes and times)")
+	}
+	ds := &p.Dataset
+	if ds.Workload == "" {
+		return p.errAt("dataset", "the plan needs [dataset] with workload = one of %s", names(known))
+	}
+	nargs, ok := known[ds.Workload]
+	if !ok {
+		return p.errAt("dataset.workload", "unknown workload %q in [dataset]: use one of %s", ds.Workload, names(known))
+	}
+	for _, k := range ds.Scaled {
+		v, ok := ds.Options[k]
+		if !ok {
+			return p.errAt("dataset.scaled", "scaled names %q, which is not in [dataset] options", k)
+		}
+		if _, ok := v.(int64); !ok {
+			return p.errAt("dataset.options."+k, "%s is scaled, so it must be an integer", k)
+		}
+	}
+	if err := p.checkOptions("dataset.options", ds.Options); err != nil {
+		return err
+	}
+	if len(p.Steps) == 0 {
+		return p.errAt("", "the plan has no [[step]]")
+	}
+	seen := map[string]int{}
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		at := func(k string) string { return fmt.Sprintf("step.%d.%s", i, k) }
+		if s.Workload == "" {
+			s.Workload = ds.Workload
+		}
+		if _, ok := known[s.Workload]; !ok {
+			return p.errAt(at("workload"), "unknown workload %q: use one of %s", s.Workload, names(known))
+		}
+		if s.Workload != ds.Workload {
+			return p.errAt(at("workload"), "step %d runs %s, but the plan's dataset is %s: a plan prepares one dataset, so write a plan per workload", i+1, s.Workload, ds.Workload)
+		}
+		if nargs > 0 && s.Test == "" {
+			return p.errAt(fmt.Sprintf("step.%d", i), "step %d needs test = the %s test to run", i+1, s.Workload)
+		}
+		if nargs == 0 && s.Test != "" {
+			return p.errAt(at("test"), "%s takes no test name: remove test", s.Workload)
+		}
+		if s.Name == "" {
+			s.Name = s.Test
+			if s.Name == "" {
+				s.Name = s.Workload
+			}
+		}
+		if !stepName.MatchString(s.Name) {
+			return p.errAt(at("name"), "step name %q: use letters, digits, '.', '_' and '-' (it names the result files)", s.Name)
+		}
+		if j, dup := seen[s.Name]; dup {
+			return p.errAt(at("name"), "steps %d and %d are both named %q: give one a name = ...", j+1, i+1, s.Name)
+		}
+		seen[s.Name] = i
+		if len(s.Threads) == 0 {
+			return p.errAt(fmt.Sprintf("step.%d", i), "step %q needs threads = [...]", s.Name)
+		}
+		for _, t := range s.Threads {
+			if t < 1 {
+				return p.errAt(at("threads"), "step %q: threads %d: every level must be at least 1", s.Name, t)
+			}
+		}
+		for _, d := range []struct {
+			key string
+			v   string
+		}{{"time", s.Time}, {"warmup", s.Warmup}, {"cooldown", s.Cooldown}} {
+			if d.v == "" {
+				continue
+			}
+			if v, err := time.ParseDuration(d.v); err != nil || v < 0 {
+				return p.errAt(at(d.key), "step %q: %s = %q: a duration like 5m or 30s", s.Name, d.key, d.v)
+			}
+		}
+		if s.Time == "" {
+			return p.errAt(fmt.Sprintf("step.%d", i), "step %q needs time = a duration like 5m", s.Name)
+		}
+		if _, set := p.lines[at("repeats")]; s.Repeats == 0 && !set {
+			s.Repeats = 1
+		}
+		if s.Repeats < 1 {
+			return p.errAt(at("repeats"), "step %q: repeats must be at least 1", s.Name)
+		}
+		if s.P95Limit != "" {
+			if v, err := time.ParseDuration(s.P95Limit); err != nil || v <= 0 {
+				return p.errAt(at("p95_limit"), "step %q: p95_limit = %q: a duration like 105ms", s.Name, s.P95Limit)
+			}
+			if len(s.Threads) != 2 || s.Threads[0] > s.Threads[1] {
+				return p.errAt(at("threads"), "step %q searches a range: threads = [lo, hi] with lo <= hi", s.Name)
+			}
+			if s.Repeats != 1 {
+				return p.errAt(at("repeats"), "step %q: a p95 search runs each level once: remove repeats", s.Name)
+			}
+			if s.SearchSteps == 0 {
+				s.SearchSteps = 10
+			}
+			if s.SearchSteps < 1 {
+				return p.errAt(at("search_steps"), "step %q: search_steps must be at least 1", s.Name)
+			}
+		} else if s.SearchSteps != 0 {
+			return p.errAt(at("search_steps"), "step %q: search_steps applies to a p95_limit search", s.Name)
+		}
+		if err := p.checkOptions(at("options"), s.Options); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reserved options are the plan's own: set by its keys, not by options.
+var reserved = map[string]string{"threads": "threads", "time": "time", "result-file": "", "result-dir": "",
+	"repeat": "repeats", "p95-slo": "p95_limit", "slo-steps": "search_steps", "cooldown": "cooldown", "start-at": ""}
+
+func (p *Plan) checkOptions(key string, opts map[string]any) error {
+	for k, v := range opts {
+		n := strings.ReplaceAll(k, "_", "-")
+		if use, ok := reserved[n]; ok {
+			if use == "" {
+				return p.errAt(key+"."+k, "option %s is the plan's to set: remove it", k)
+			}
+			return p.errAt(key+"."+k, "option %s: set it with the step's %s key", k, use)
+		}
+		switch v.(type) {
+		case string, int64, float64, bool:
+		case []any:
+			for _, e := range v.([]any) {
+				switch e.(type) {
+				case string, int64, float64:
+				default:
+					return p.errAt(key+"."+k, "option %s: a list of numbers or strings", k)
+				}
+			}
+		default:
+			return p.errAt(key+"."+k, "option %s: a string, number, boolean or list", k)
+		}
+	}
+	return nil
+}
+
+func names(known Workloads) string {
+	var n []string
+	for k := range known {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return strings.Join(n, ", ")
+}
+
+// Cell is one run: a command line (without the command itself) and its result file.
+type Cell struct {
+	Index, Of  int // 1-based
+	Step       string
+	StepIndex  int
+	Threads    int // the level; for a search, its upper bound
+	Repeat     int // 1-based
+	Repeats    int
+	Search     bool
+	Args       []string      // workload, [test], options; the caller adds its own and the command
+	Expected   time.Duration // time + warm-up + cooldown (a search: its steps' worth)
+	File       string        // result file (a search: the folder of its runs), relative to the result dir
+	Cooldown   time.Duration // before the next cell
+	OptionLine int
+}
+
+// String names the cell for progress lines.
+func (c Cell) String() string {
+	if c.Search {
+		return fmt.Sprintf("%s, p95 search up to %d threads", c.Step, c.Threads)
+	}
+	return fmt.Sprintf("%s, %d threads, repeat %d/%d", c.Step, c.Threads, c.Repeat, c.Repeats)
+}
+
+// StepArgs are a step's workload, test and own options, without the
+// dataset's: for checking the step apart from its dataset.
+func (p *Plan) StepArgs(i int) []string {
+	s := p.Steps[i]
+	args := []string{s.Workload}
+	if s.Test != "" {
+		args = append(args, s.Test)
+	}
+	return append(args, optionArgs(s.Options, nil)...)
+}
+
+// DatasetArgs are the workload, its test and the dataset's options (scaled).
+func (p *Plan) DatasetArgs(firstTest bool) []string {
+	args := []string{p.Dataset.Workload}
+	test := p.Dataset.Test
+	if test == "" && firstTest {
+		test = p.Steps[0].Test
+	}
+	if test != "" {
+		args = append(args, test)
+	}
+	return append(args, p.datasetOptions()...)
+}
+
+func (p *Plan) datasetOptions() []string {
+	scaled := map[string]bool{}
+	for _, k := range p.Dataset.Scaled {
+		scaled[k] = true
+	}
+	return optionArgs(p.Dataset.Options, func(k string, v any) any {
+		if n, ok := v.(int64); ok && scaled[k] {
+			s := int64(math.Round(float64(n) * p.Scale))
+			return max(s, 1)
+		}
+		return v
+	})
+}
+
+func optionArgs(opts map[string]any, conv func(string, any) any) []string {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		v := opts[k]
+		if conv != nil {
+			v = conv(k, v)
+		}
+		out = append(out, "--"+k+"="+optionValue(v))
+	}
+	return out
+}
+
+func optionValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case []any:
+		s := make([]string, len(x))
+		for i, e := range x {
+			s[i] = optionValue(e)
+		}
+		return strings.Join(s, ",")
+	}
+	return fmt.Sprint(v)
+}
+
+// scaled multiplies a duration by the plan's scale, to whole seconds (at
+// least 1 when the duration is not 0).
+func (p *Plan) scaled(d string) time.Duration {
+	if d == "" {
+		return 0
+	}
+	v, _ := time.ParseDuration(d)
+	if v == 0 {
+		return 0
+	}
+	s := time.Duration(math.Round(v.Seconds()*p.Scale)) * time.Second
+	return max(s, time.Second)
+}
+
+// Timing names the flags a workload binds to the run's time and warm-up.
+type Timing func(workload string) (timeFlag, warmupFlag string)
+
+// Cells expands the plan: the steps in order; within a step the repeats
+// alternate over the levels (1..n, then again), so a drift of the server
+// spreads over every level alike.
+func (p *Plan) Cells(timing Timing) []Cell {
+	var cells []Cell
+	for si, s := range p.Steps {
+		tf, wf := timing(s.Workload)
+		base := []string{s.Workload}
+		if s.Test != "" {
+			base = append(base, s.Test)
+		}
+		base = append(base, p.datasetOptions()...)
+		base = append(base, optionArgs(s.Options, nil)...)
+		run, warm, cool := p.scaled(s.Time), p.scaled(s.Warmup), p.scaled(s.Cooldown)
+		base = append(base, fmt.Sprintf("--%s=%d", tf, int64(run.Seconds())))
+		if warm > 0 {
+			base = append(base, fmt.Sprintf("--%s=%d", wf, int64(warm.Seconds())))
+		}
+		line := p.lines.line(fmt.Sprintf("step.%d", si))
+		if s.P95Limit != "" {
+			args := append(append([]string(nil), base...), fmt.Sprintf("--threads=%d-%d", s.Threads[0], s.Threads[1]),
+				"--p95-slo="+s.P95Limit, fmt.Sprintf("--slo-steps=%d", s.SearchSteps))
+			if cool > 0 {
+				args = append(args, fmt.Sprintf("--cooldown=%d", int64(cool.Seconds())))
+			}
+			cells = append(cells, Cell{Step: s.Name, StepIndex: si, Threads: s.Threads[1], Repeat: 1, Repeats: 1, Search: true,
+				Args: args, Expected: time.Duration(s.searchRuns()) * (run + warm + cool), File: s.Name + "-p95search",
+				Cooldown: cool, OptionLine: line})
+			continue
+		}
+		for r := 1; r <= s.Repeats; r++ {
+			for _, th := range s.Threads {
+				args := append(append([]string(nil), base...), fmt.Sprintf("--threads=%d", th))
+				cells = append(cells, Cell{Step: s.Name, StepIndex: si, Threads: th, Repeat: r, Repeats: s.Repeats,
+					Args: args, Expected: run + warm + cool, File: fmt.Sprintf("%s-%dthreads-r%d.json", s.Name, th, r),
+					Cooldown: cool, OptionLine: line})
+			}
+		}
+	}
+	for i := range cells {
+		cells[i].Index, cells[i].Of = i+1, len(cells)
+	}
+	return cells
+}
+
+// searchRuns estimates the runs of a p95 search: doubling from lo to hi,
+// then bisecting the last doubling; at most SearchSteps.
+func (s Step) searchRuns() int {
+	n := 1
+	for t := s.Threads[0]; t < s.Threads[1]; t *= 2 {
+		n++
+	}
+	n += int(math.Ceil(math.Log2(math.Max(2, float64(s.Threads[1])/2))))
+	return min(n, s.SearchSteps)
+}
+
+// WriteCopy keeps the plan beside its results, for the record.
+func (p *Plan) WriteCopy(dir string) error {
+	b, err := os.ReadFile(p.path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "plan.toml"), b, 0o644)
+}

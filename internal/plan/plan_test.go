@@ -1,0 +1,157 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+var known = Workloads{"sysbench": 1, "tpcc": 0}
+
+func timing(w string) (string, string) {
+	if w == "tpcc" {
+		return "time", "ramp"
+	}
+	return "time", "warmup-time"
+}
+
+const good = `name = "two steps"
+scale = 1
+
+[dataset]
+workload = "sysbench"
+options = { tables = 2, table-size = 10000 }
+scaled = ["table-size"]
+
+[warmup]
+prewarm = true
+
+[[step]]
+test = "oltp_point_select"
+threads = [1, 4]
+time = "10s"
+warmup = "2s"
+cooldown = "1s"
+repeats = 2
+
+[[step]]
+name = "rw-uniform"
+test = "oltp_read_write"
+threads = [2]
+time = "1m"
+options = { rand-type = "uniform", skip_trx = true }
+`
+
+func TestCells(t *testing.T) {
+	p, err := Parse("p.toml", []byte(good), 0, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := p.Cells(timing)
+	var got []string
+	for _, c := range cells {
+		got = append(got, fmt.Sprintf("%d/%d %s %s %s %s", c.Index, c.Of, c.File, c.Expected, c.Cooldown, strings.Join(c.Args, " ")))
+	}
+	want := []string{
+		"1/5 oltp_point_select-1threads-r1.json 13s 1s sysbench oltp_point_select --table-size=10000 --tables=2 --time=10 --warmup-time=2 --threads=1",
+		"2/5 oltp_point_select-4threads-r1.json 13s 1s sysbench oltp_point_select --table-size=10000 --tables=2 --time=10 --warmup-time=2 --threads=4",
+		"3/5 oltp_point_select-1threads-r2.json 13s 1s sysbench oltp_point_select --table-size=10000 --tables=2 --time=10 --warmup-time=2 --threads=1",
+		"4/5 oltp_point_select-4threads-r2.json 13s 1s sysbench oltp_point_select --table-size=10000 --tables=2 --time=10 --warmup-time=2 --threads=4",
+		"5/5 rw-uniform-2threads-r1.json 1m0s 0s sysbench oltp_read_write --table-size=10000 --tables=2 --rand-type=uniform --skip_trx=true --time=60 --threads=2",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cells:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !p.Warmup.Prewarm || p.Warmup.Analyze {
+		t.Errorf("warmup = %+v", p.Warmup)
+	}
+	if d := strings.Join(p.DatasetArgs(true), " "); d != "sysbench oltp_point_select --table-size=10000 --tables=2" {
+		t.Errorf("dataset args %q", d)
+	}
+}
+
+// TestScale: one variable scales the durations (whole seconds, at least 1)
+// and the sizes listed in scaled (at least 1), not the thread levels.
+func TestScale(t *testing.T) {
+	p, err := Parse("p.toml", []byte(good), 0.01, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Cells(timing)
+	if c[0].Expected != 3*time.Second || !strings.Contains(strings.Join(c[0].Args, " "), "--table-size=100 --tables=2 --time=1 --warmup-time=1 --threads=1") {
+		t.Errorf("scaled cell: %s %v", c[0].Expected, c[0].Args)
+	}
+	if !strings.Contains(strings.Join(c[4].Args, " "), "--time=1 ") {
+		t.Errorf("1m at 0.01: %v", c[4].Args)
+	}
+}
+
+func TestSearchCell(t *testing.T) {
+	src := `[dataset]
+workload = "tpcc"
+options = { warehouses = 4 }
+[[step]]
+threads = [8, 1024]
+time = "20s"
+p95_limit = "105ms"
+search_steps = 6
+`
+	p, err := Parse("s.toml", []byte(src), 0, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Cells(timing)
+	if len(c) != 1 || !c[0].Search || c[0].File != "tpcc-p95search" || c[0].Expected != 6*20*time.Second {
+		t.Fatalf("search cell %+v", c)
+	}
+	if a := strings.Join(c[0].Args, " "); a != "tpcc --warehouses=4 --time=20 --threads=8-1024 --p95-slo=105ms --slo-steps=6" {
+		t.Errorf("args %q", a)
+	}
+}
+
+// TestBadPlans: one line, naming the file, the line and the key.
+func TestBadPlans(t *testing.T) {
+	head := "[dataset]\nworkload = \"sysbench\"\noptions = { tables = 1 }\n"
+	step := "[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\ntime = \"1s\"\n"
+	for _, c := range []struct{ name, src, want string }{
+		{"unknown key", head + step + "treads = [2]\n", `b.toml:8: unknown key "step.treads"`},
+		{"unknown dataset key", "[dataset]\nworkload = \"sysbench\"\nsize = 3\n" + step, `b.toml:3: unknown key "dataset.size"`},
+		{"syntax", head + "[[step]\n", `b.toml:4:`},
+		{"type", head + step + "repeats = \"two\"\n", `b.toml:8:`},
+		{"zero threads", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [4, 0]\ntime = \"1s\"\n", `b.toml:6: step "oltp_point_select": threads 0: every level must be at least 1`},
+		{"bad time", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\ntime = \"5 minutes\"\n", `b.toml:7: step "oltp_point_select": time = "5 minutes": a duration like 5m or 30s`},
+		{"no time", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\n", `b.toml:4: step "oltp_point_select" needs time`},
+		{"repeats 0", head + step + "repeats = 0\n", `b.toml:8: step "oltp_point_select": repeats must be at least 1`},
+		{"other workload", head + step + "[[step]]\nworkload = \"tpcc\"\nthreads = [1]\ntime = \"1s\"\n", `b.toml:9: step 2 runs tpcc, but the plan's dataset is sysbench`},
+		{"unknown workload", "[dataset]\nworkload = \"tpch\"\n" + step, `b.toml:2: unknown workload "tpch" in [dataset]: use one of sysbench, tpcc`},
+		{"no test", head + "[[step]]\nthreads = [1]\ntime = \"1s\"\n", `b.toml:4: step 1 needs test = the sysbench test to run`},
+		{"duplicate", head + step + step, `b.toml:8: steps 1 and 2 are both named "oltp_point_select"`},
+		{"reserved option", head + step + "options = { threads = 8 }\n", `b.toml:8: option threads: set it with the step's threads key`},
+		{"search range", head + step + "p95_limit = \"100ms\"\n", `b.toml:6: step "oltp_point_select" searches a range: threads = [lo, hi]`},
+		{"scaled not integer", "[dataset]\nworkload = \"sysbench\"\noptions = { table-size = \"big\" }\nscaled = [\"table-size\"]\n" + step, `b.toml:3: table-size is scaled, so it must be an integer`},
+		{"scale", "scale = -1\n" + head + step, `b.toml:1: scale must be above 0`},
+		{"no dataset", step, `b.toml: the plan needs [dataset]`},
+		{"no steps", head, `b.toml: the plan has no [[step]]`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("b.toml", []byte(c.src), 0, known)
+			if err == nil {
+				t.Fatalf("accepted:\n%s", c.src)
+			}
+			if !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("got  %q\nwant %q...", err, c.want)
+			}
+		})
+	}
+}
+
+func TestKeyLines(t *testing.T) {
+	l := scanKeyLines([]byte(good))
+	for k, want := range map[string]int{"name": 1, "dataset": 4, "dataset.options.table-size": 6, "step.0": 12, "step.0.repeats": 18,
+		"step.1.options.skip_trx": 25, "step.1.options.nothing": 25, "step.1.threads": 23} {
+		if got := l.line(k); got != want {
+			t.Errorf("line(%s) = %d, want %d", k, got, want)
+		}
+	}
+}
