@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/result"
@@ -86,11 +87,16 @@ type Row struct {
 // Table is one workload.
 type Table struct {
 	Workload string
+	Step     string // the plan step, when two steps ran the same workload
 	Title    string
 	Unit     string // the metric's name: QPS, tpmC
 	Compact  bool   // markdown: one throughput table of both versions
 	Rows     []Row
 	Warnings []string
+	// P95Limit (ms) is set when the runs searched for the best threads
+	// within a p95 limit (--p95-slo); Best then holds each version's pick.
+	P95Limit float64
+	Best     [2]*result.Result
 }
 
 // Describe names a workload for reports (bench.Describe, from the registry).
@@ -99,13 +105,30 @@ type Describe func(workload string) bench.Description
 // Build pairs the two versions' results by workload and thread count.
 func Build(base, cand Version, describe Describe) []Table {
 	type key struct {
-		w string
-		t int
+		w, step string
+		t       int
+	}
+	// Steps split a workload only when a plan ran it as several steps
+	// (other options); one step pairs with runs made without a plan.
+	steps := map[string]map[string]bool{}
+	for _, r := range append(append([]*result.Result(nil), base.Results...), cand.Results...) {
+		if r.Cell != nil {
+			if steps[r.Workload] == nil {
+				steps[r.Workload] = map[string]bool{}
+			}
+			steps[r.Workload][r.Cell.Step] = true
+		}
+	}
+	stepOf := func(r *result.Result) string {
+		if r.Cell == nil || len(steps[r.Workload]) < 2 {
+			return ""
+		}
+		return r.Cell.Step
 	}
 	idx := map[key]*Row{}
 	var keys []key
 	add := func(r *result.Result, isBase bool) {
-		k := key{r.Workload, r.Threads}
+		k := key{r.Workload, stepOf(r), r.Threads}
 		row := idx[k]
 		if row == nil {
 			row = &Row{Threads: r.Threads}
@@ -137,13 +160,20 @@ func Build(base, cand Version, describe Describe) []Table {
 			}
 			return keys[i].w < keys[j].w
 		}
+		if keys[i].step != keys[j].step {
+			return keys[i].step < keys[j].step
+		}
 		return keys[i].t < keys[j].t
 	})
 	var tables []Table
 	for _, k := range keys {
-		if len(tables) == 0 || tables[len(tables)-1].Workload != k.w {
+		if n := len(tables); n == 0 || tables[n-1].Workload != k.w || tables[n-1].Step != k.step {
 			d := descs[k.w]
-			tables = append(tables, Table{Workload: k.w, Title: d.Title, Compact: d.Compact})
+			title := d.Title
+			if k.step != "" {
+				title += " (" + k.step + ")"
+			}
+			tables = append(tables, Table{Workload: k.w, Step: k.step, Title: title, Compact: d.Compact})
 		}
 		t := &tables[len(tables)-1]
 		row := *idx[k]
@@ -165,7 +195,34 @@ func Build(base, cand Version, describe Describe) []Table {
 			}
 		}
 	}
+	for i := range tables {
+		tables[i].pickBest()
+	}
 	return tables
+}
+
+// pickBest finds, for a p95-limit search, each version's run with the
+// highest throughput whose p95 is within the limit.
+func (t *Table) pickBest() {
+	for _, r := range t.Rows {
+		for _, x := range append(append([]*result.Result(nil), r.BaseRuns...), r.CandRuns...) {
+			if d, err := time.ParseDuration(x.Options["p95-slo"]); err == nil && d > 0 {
+				t.P95Limit = float64(d) / float64(time.Millisecond)
+			}
+		}
+	}
+	if t.P95Limit == 0 {
+		return
+	}
+	for _, r := range t.Rows {
+		for side, runs := range [][]*result.Result{r.BaseRuns, r.CandRuns} {
+			for _, x := range runs {
+				if x.Latency("95") <= t.P95Limit && (t.Best[side] == nil || tput(x) > tput(t.Best[side])) {
+					t.Best[side] = x
+				}
+			}
+		}
+	}
 }
 
 // medianRun is the repeat with the median throughput (the lower middle of
@@ -200,6 +257,9 @@ func (t *Table) Repeated() bool {
 // CellVerdicts are one line per cell both versions ran: the change and
 // whether it stands out of the noise; without repeats, one line saying so.
 func (t *Table) CellVerdicts() []string {
+	if t.P95Limit > 0 && !t.Repeated() {
+		return nil // a search runs each level once by design
+	}
 	if !t.Repeated() {
 		for _, r := range t.Rows {
 			if r.Stat != nil {

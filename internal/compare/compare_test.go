@@ -172,3 +172,62 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("verdict %q", v)
 	}
 }
+
+// planVersions: what plans write. Two steps of one test (other options),
+// three repeats a cell, and a p95 search over 8, 16 and 32 threads.
+func planVersions(t *testing.T) (Version, Version) {
+	var vs [2][]*result.Result
+	for side, label := range []string{"v1", "v2"} {
+		f := 1 + 0.1*float64(side)
+		for _, step := range []string{"uniform", "special"} {
+			for rep := 1; rep <= 3; rep++ {
+				for _, th := range []int{4, 8} {
+					r := fixture(t, "sysbench/oltp_point_select", label, th, f*float64(1000*th+10*rep), 2)
+					r.Cell = &result.Cell{Step: step, Repeat: rep}
+					vs[side] = append(vs[side], r)
+				}
+			}
+		}
+		for i, th := range []int{8, 16, 32} {
+			// p95 40, 80, 160 ms (v2: 36, 72, 144): 16 threads is the best within 105 ms.
+			r := fixture(t, "sysbench/oltp_read_only", label, th, f*float64(500*th), 40*float64(int(1)<<i)/f)
+			r.Options["p95-slo"] = "105ms"
+			r.Cell = &result.Cell{Step: "read-only"}
+			vs[side] = append(vs[side], r)
+		}
+	}
+	return Version{"v1", vs[0]}, Version{"v2", vs[1]}
+}
+
+func TestPlanLayoutsGolden(t *testing.T) {
+	b, c := planVersions(t)
+	tables := Build(b, c, describe)
+	var titles []string
+	for _, tb := range tables {
+		titles = append(titles, tb.Title)
+	}
+	if want := "Point Select (special), Point Select (uniform), sysbench/oltp_read_only"; strings.Join(titles, ", ") != want {
+		t.Errorf("tables %q, want %q", strings.Join(titles, ", "), want)
+	}
+	ro := tables[2]
+	if ro.P95Limit != 105 || ro.Best[0] == nil || ro.Best[0].Threads != 16 || ro.Best[1].Threads != 16 {
+		t.Fatalf("p95 best: limit %v, %+v", ro.P95Limit, ro.Best)
+	}
+	var txt, md, page bytes.Buffer
+	Text(&txt, "v1", "v2", tables, nil)
+	Markdown(&md, "v1", "v2", tables, nil)
+	HTML(&page, "v1", "v2", tables, nil)
+	golden(t, "plan.txt.golden", txt.Bytes())
+	golden(t, "plan.md.golden", md.Bytes())
+	golden(t, "plan.html.golden", page.Bytes())
+	if !strings.Contains(md.String(), "| Transaction model | Threads | QPS | TPS | Average transaction latency (ms) | P95 transaction latency (ms) |") {
+		t.Error("markdown lacks seed 003's layout")
+	}
+	// Error bars: each of the 2 x 2 repeated cells of both steps, both versions.
+	if n := strings.Count(page.String(), `class="errbar"`); n != 8 {
+		t.Errorf("%d error bars, want 8", n)
+	}
+	if !strings.Contains(page.String(), "(bars: lowest to highest repeat)") {
+		t.Error("the chart does not say what its bars are")
+	}
+}

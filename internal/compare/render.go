@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,59 @@ func Text(w io.Writer, base, cand string, tables []Table, settings []SettingDiff
 			fmt.Fprintf(w, "warning: %s\n", x)
 		}
 	}
+	best(w, base, cand, tables, false)
+}
+
+// best writes seed 003's layout: per version, each searched workload's
+// thread count with the highest throughput within the p95 limit.
+func best(w io.Writer, base, cand string, tables []Table, md bool) {
+	var searched []Table
+	for _, t := range tables {
+		if t.P95Limit > 0 {
+			searched = append(searched, t)
+		}
+	}
+	if len(searched) == 0 {
+		return
+	}
+	head := []string{"Transaction model", "Threads", "QPS", "TPS", "Average transaction latency (ms)", "P95 transaction latency (ms)"}
+	for side, label := range []string{base, cand} {
+		limits := map[string]bool{}
+		for _, t := range searched {
+			limits[strconv.FormatFloat(t.P95Limit, 'f', -1, 64)] = true
+		}
+		lim := strings.Join(sortedSet(limits), "/")
+		if md {
+			fmt.Fprintf(w, "### %s: the most throughput with P95 within %s ms\n\n| %s |\n|%s\n", label, lim, strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+		} else {
+			fmt.Fprintf(w, "\n%s: the most throughput with P95 within %s ms\n%-28s %8s %12s %10s %12s %12s\n", label, lim, head[0], head[1], head[2], head[3], "avg ms", "p95 ms")
+		}
+		for _, t := range searched {
+			b := t.Best[side]
+			cells := []string{t.Title, "-", "-", "-", "-", "-"}
+			if b != nil {
+				q, _ := b.Throughput()
+				cells = []string{t.Title, strconv.Itoa(b.Threads), num(q, 2), num(b.TPS(), 2), num(b.MeanLatency(), 2), num(b.Latency("95"), 2)}
+			}
+			if md {
+				fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+			} else {
+				fmt.Fprintf(w, "%-28s %8s %12s %10s %12s %12s\n", cells[0], cells[1], cells[2], cells[3], cells[4], cells[5])
+			}
+		}
+		if md {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func sortedSet(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Markdown writes the layout of the TiDB benchmark reports: per workload a
@@ -95,6 +149,7 @@ func Markdown(w io.Writer, base, cand string, tables []Table, settings []Setting
 		cellVerdicts(w, t)
 		warnings(w, t)
 	}
+	best(w, base, cand, tables, true)
 }
 
 func cellVerdicts(w io.Writer, t Table) {
@@ -157,12 +212,27 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 		series := func(pick func(Row) float64) [2][]pt {
 			var s [2][]pt
 			for _, r := range t.Rows {
-				s[0] = append(s[0], pt{float64(r.Threads), pick(Row{Base: r.Base})})
-				s[1] = append(s[1], pt{float64(r.Threads), pick(Row{Base: r.Cand})})
+				s[0] = append(s[0], pt{x: float64(r.Threads), y: pick(Row{Base: r.Base})})
+				s[1] = append(s[1], pt{x: float64(r.Threads), y: pick(Row{Base: r.Cand})})
 			}
 			return s
 		}
-		chart(w, t.Unit+" by threads", t.Unit, [2]string{base, cand}, series(func(r Row) float64 { return tput(r.Base) }))
+		// Throughput: the median run, with a bar from the lowest to the
+		// highest repeat.
+		tp := series(func(r Row) float64 { return tput(r.Base) })
+		for i, r := range t.Rows {
+			for side, runs := range [][]*result.Result{r.BaseRuns, r.CandRuns} {
+				if len(runs) > 1 {
+					v := throughputs(runs)
+					tp[side][i].lo, tp[side][i].hi = slices.Min(v), slices.Max(v)
+				}
+			}
+		}
+		title := t.Unit + " by threads"
+		if t.Repeated() {
+			title += " (bars: lowest to highest repeat)"
+		}
+		chart(w, title, t.Unit, [2]string{base, cand}, tp)
 		chart(w, "p95 latency (ms) by threads", "ms", [2]string{base, cand}, series(func(r Row) float64 { return lat(r.Base, "95") }))
 		behaviour(w, t, [2]string{base, cand})
 		fmt.Fprintf(w, "</div>\n")
@@ -189,7 +259,7 @@ func behaviour(w io.Writer, t Table, labels [2]string) {
 			u, ts, vs := res.Series()
 			unit = u
 			for j := range ts {
-				s[i] = append(s[i], pt{ts[j], vs[j]})
+				s[i] = append(s[i], pt{x: ts[j], y: vs[j]})
 			}
 			if c := coefVar(vs); !math.IsNaN(c) {
 				cv[i] = fmt.Sprintf("%.1f%%", c*100)
@@ -212,7 +282,7 @@ func behaviour(w io.Writer, t Table, labels [2]string) {
 		}
 		for j, q := range spectrumQ {
 			// x: the number of nines, so p50 .. p99.99 spread evenly.
-			s[i] = append(s[i], pt{-math.Log10(1 - q/100), ms[j]})
+			s[i] = append(s[i], pt{x: -math.Log10(1 - q/100), y: ms[j]})
 		}
 	}
 	if len(s[0])+len(s[1]) > 0 {
@@ -242,7 +312,8 @@ func coefVar(v []float64) float64 {
 	return math.Sqrt(sq/float64(len(v)-1)) / mean
 }
 
-type pt struct{ x, y float64 }
+// pt is a point; lo < hi draws an error bar from lo to hi.
+type pt struct{ x, y, lo, hi float64 }
 
 var colors = [2]string{"#1f77b4", "#d62728"}
 
@@ -261,7 +332,7 @@ func chartX(w io.Writer, title, unit string, labels [2]string, s [2][]pt, xname 
 			if math.IsNaN(p.y) {
 				continue
 			}
-			minX, maxX, maxY = math.Min(minX, p.x), math.Max(maxX, p.x), math.Max(maxY, p.y)
+			minX, maxX, maxY = math.Min(minX, p.x), math.Max(maxX, p.x), math.Max(maxY, math.Max(p.y, p.hi))
 		}
 	}
 	if math.IsInf(minX, 0) {
@@ -309,6 +380,11 @@ func chartX(w io.Writer, title, unit string, labels [2]string, s [2][]pt, xname 
 			if !math.IsNaN(p.y) {
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(p.x), sy(p.y)))
 				fmt.Fprintf(w, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, sx(p.x), sy(p.y), colors[i])
+				if p.lo < p.hi {
+					x := sx(p.x) + float64(2*i-1)*3 // the two versions' bars side by side
+					fmt.Fprintf(w, `<path class="errbar" d="M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8" stroke="%s" fill="none"/>`,
+						x, sy(p.lo), sy(p.hi), x-4, sy(p.lo), x-4, sy(p.hi), colors[i])
+				}
 			}
 		}
 		if len(pts) > 0 {
