@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test demo bench bench-go bench-sysbench bench-loader bench-tpcc bench-s3 bench-verdict db-start db-stop vet clean
+.PHONY: build test demo plan-examples bench bench-go bench-sysbench bench-loader bench-tpcc bench-s3 bench-verdict db-start db-stop vet clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
@@ -41,6 +41,10 @@ bench-tpcc: build
 # report compare's verdicts on a real server: the same cell twice, and the server on one CPU.
 bench-verdict: build
 	scripts/bench-verdict.sh
+
+# Every example plan in deploy/plans, scaled down, on two server setups, with report compare's verdicts.
+plan-examples: build
+	scripts/plan-examples.sh
 
 # CSV to object storage against the upload floor, and its memory.
 bench-s3: build

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -220,25 +221,23 @@ func (pr *planRunner) sub(args []string, log io.Writer) error {
 		out, errw = io.MultiWriter(pr.out, log), io.MultiWriter(pr.errw, log)
 	}
 	if code := run(args, out, errw); code != 0 {
-		return fmt.Errorf("oltpbench %s failed (exit %d): see above", strings.Join(redacted(args), " "), code)
+		return fmt.Errorf("%s %s exited %d (its error is above)", args[0], args[len(args)-1], code)
 	}
 	return nil
-}
-
-func redacted(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if optionName(a) == "mysql-password" {
-			a = "--mysql-password=***"
-		}
-		out[i] = loader.RedactURL(a)
-	}
-	return out
 }
 
 func (pr *planRunner) run(ctx context.Context) error {
 	if err := os.MkdirAll(pr.dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create --result-dir: %v", err)
+	}
+	// One plan run per folder: two would run the same cells twice.
+	lock, err := os.OpenFile(filepath.Join(pr.dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("cannot write to --result-dir: %v", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return fmt.Errorf("another plan run is using %s: wait for it, or give another --result-dir", pr.dir)
 	}
 	if err := pr.p.WriteCopy(pr.dir); err != nil {
 		return fmt.Errorf("cannot write to --result-dir: %v", err)
@@ -312,6 +311,10 @@ func (pr *planRunner) interrupted(c plan.Cell, during bool) error {
 	return fmt.Errorf("interrupted %s cell %d/%d (%s): run the same plan run command again to finish the plan", where, c.Index, c.Of, c)
 }
 
+func (pr *planRunner) failed(c plan.Cell, err error) error {
+	return fmt.Errorf("cell %d/%d (%s) failed: %v; the same plan run command redoes it and the rest", c.Index, c.Of, c, err)
+}
+
 // finished says whether the cell's result is in the folder and is this
 // cell's (the same command line); else why not, when there is something.
 func (pr *planRunner) finished(c plan.Cell) (bool, string) {
@@ -354,7 +357,7 @@ func (pr *planRunner) cell(ctx context.Context, c plan.Cell) error {
 	if c.Search {
 		args = append(args, "--result-dir="+final, "--reuse-results", "run")
 		if err := pr.sub(args, log); err != nil {
-			return err
+			return pr.failed(c, err)
 		}
 		if ctx.Err() != nil {
 			return pr.interrupted(c, true)
@@ -365,7 +368,7 @@ func (pr *planRunner) cell(ctx context.Context, c plan.Cell) error {
 	tmp := filepath.Join(pr.dir, "."+c.File+".part")
 	defer os.Remove(tmp)
 	if err := pr.sub(append(args, "--result-file="+tmp, "run"), log); err != nil {
-		return err
+		return pr.failed(c, err)
 	}
 	if ctx.Err() != nil {
 		return pr.interrupted(c, true)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -74,6 +75,23 @@ func TestPlanBad(t *testing.T) {
 				t.Errorf("exit %d\nstderr %q\nwant   %q\nstdout %q", r.code, r.stderr, c.want, r.stdout)
 			}
 		})
+	}
+}
+
+// TestPlanLock: two plan runs into one folder would run cells twice.
+func TestPlanLock(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, ".lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	r := inProcess("plan", "run", writePlan(t, killPlan), "--result-dir", dir, "--", "--mysql-port=1")
+	if r.code == 0 || !strings.Contains(r.stderr, "another plan run is using "+dir) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 
@@ -156,6 +174,9 @@ func TestPlanResumeAfterKill(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the resumed run does not say %q:\n%s", want, r.stdout)
 		}
+	}
+	if !regexp.MustCompile(`(?m)^== cell 3/8: oltp_point_select, 1 threads, repeat 2/2; ETA \d+s \(6 to run\)$`).MatchString(r.stdout) {
+		t.Errorf("no progress line with the cell, its repeat and an ETA:\n%s", r.stdout)
 	}
 	for _, not := range []string{"== cell 1/8", "== cell 2/8", "preparing"} {
 		if strings.Contains(r.stdout, not) {

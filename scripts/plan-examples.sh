@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# make plan-examples: every shipped example plan (deploy/plans), scaled down, run twice on a throwaway
+# MariaDB: version A as the server starts, version B with the server on one CPU (taskset) and
+# innodb_flush_log_at_trx_commit=1 (the server starts with 2), then report compare in markdown and HTML.
+# Knobs: OUT (the reports' folder, default .plan-examples), PLANS (names, default all four).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/.plan-examples}
+PLANS=${PLANS:-"seed000-sysbench-versions seed002-tpcc-versions seed003-sysbench-p95 seed004-sysbench-release"}
+declare -A SCALE=([seed000-sysbench-versions]=0.01 [seed002-tpcc-versions]=0.004 [seed003-sysbench-p95]=0.0025 [seed004-sysbench-release]=0.0025)
+dir="$PWD/.mariadb-plans"
+scripts/mariadb-start.sh "$dir"
+pid=$(cat "$dir/mysqld.pid")
+all=$(printf %x $(( (1 << $(nproc)) - 1 )))
+mkdir -p "$OUT"
+trap 'cp "$dir/error.log" "$OUT/mariadb-error.log" 2>/dev/null; taskset -a -p "$all" "$pid" >/dev/null 2>&1 || true; scripts/mariadb-stop.sh "$dir" --wipe' EXIT
+. "$dir/env"
+# taskset -a walks the server's threads; one that exits meanwhile fails it: try again.
+pin() { for _ in 1 2 3 4 5 6 7 8 9 10; do taskset -a -p "$1" "$pid" >/dev/null 2>&1 && return 0; sleep 0.2; done; taskset -a -p "$1" "$pid"; }
+sql() { mysql -uroot -h127.0.0.1 -P"$OLTPBENCH_TEST_PORT" -e "$1"; }
+for p in $PLANS; do
+  conn=(--mysql-host=127.0.0.1 --mysql-port="$OLTPBENCH_TEST_PORT" --mysql-user=root --mysql-db="${p%%-*}")
+  rm -rf "$OUT/$p"
+  bin/oltpbench plan show "deploy/plans/$p.toml" --scale="${SCALE[$p]}" | tail -1
+  start=$(date +%s)
+  bin/oltpbench plan run "deploy/plans/$p.toml" --scale="${SCALE[$p]}" --result-dir "$OUT/$p/A" -- "${conn[@]}" >"$OUT/$p-A.log"
+  sql "SET GLOBAL innodb_flush_log_at_trx_commit = 1"
+  pin 1
+  bin/oltpbench plan run "deploy/plans/$p.toml" --scale="${SCALE[$p]}" --result-dir "$OUT/$p/B" -- "${conn[@]}" >"$OUT/$p-B.log"
+  pin "$all"
+  sql "SET GLOBAL innodb_flush_log_at_trx_commit = 2"
+  for f in markdown html; do
+    bin/oltpbench report compare --baseline "$OUT/$p/A" --candidate "$OUT/$p/B" --baseline-name A --candidate-name "B (1 CPU)" --format=$f >"$OUT/$p.${f/markdown/md}"
+  done
+  echo "== $p at scale ${SCALE[$p]}: both versions in $(( $(date +%s) - start )) s; $OUT/$p.md"
+  grep -E "increased|decreased|threads: |^\| [A-Za-z].* \| [0-9]+ \| [0-9.]+ \| [0-9.]+ \||innodb_flush" "$OUT/$p.md" || true
+done
