@@ -306,3 +306,73 @@ search_steps = 3
 		t.Errorf("no search verdict:\n%s", r.stdout)
 	}
 }
+
+// TestPlanInterruptAndSecret: Ctrl-C during a cell ends the plan with a
+// non-zero exit naming the cell and leaves no result for it; a password
+// given after -- is in no output and no file of the result folder.
+func TestPlanInterruptAndSecret(t *testing.T) {
+	needServer(t)
+	freshDB(t, "plan_int")
+	p := writePlan(t, `[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 500 }
+[[step]]
+test = "oltp_point_select"
+threads = [1, 2]
+time = "30s"
+`)
+	dir := t.TempDir()
+	const secret = "sbtest-secret"
+	args := []string{"plan", "run", p, "--result-dir", dir, "--", "--mysql-host=" + testHost, "--mysql-port=" + testPort,
+		"--mysql-user=sbtest", "--mysql-password=" + secret, "--mysql-db=plan_int"}
+	cmd := exec.Command(binPath, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if sc.Text() == "Threads started!" {
+			cmd.Process.Signal(os.Interrupt)
+		}
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+		t.Fatalf("Ctrl-C during a cell: %v, want a non-zero exit", err)
+	}
+	if !strings.Contains(stderr.String(), "interrupted during cell 1/2 (oltp_point_select, 1 threads, repeat 1/1): run the same plan run command again") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	if strings.Contains(strings.Join(seen, "\n"), "== cell 2/2") {
+		t.Error("the plan went on after Ctrl-C")
+	}
+	if f := resultFiles(t, dir); len(f) != 0 {
+		t.Errorf("an interrupted cell left results %v", f)
+	}
+	// Again, at 1 s a cell (nothing was done, so the other time changes nothing else).
+	r := ob(t, nil, append(args[:3:3], append([]string{"--scale=0.034", "--result-dir", dir, "--"}, args[6:]...)...)...)
+	mustOK(t, r, "plan run after Ctrl-C")
+	if !strings.Contains(r.stdout, "== cell 1/2") || len(resultFiles(t, dir)) != 2 {
+		t.Errorf("the interrupted cell was not run again:\n%s", r.stdout)
+	}
+	for _, s := range []string{strings.Join(seen, "\n"), stderr.String(), r.stdout, r.stderr} {
+		if strings.Contains(s, secret) {
+			t.Errorf("the password is in the output:\n%s", s)
+		}
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), secret) {
+				t.Errorf("the password is in %s", path)
+			}
+		}
+		return nil
+	})
+}

@@ -255,6 +255,9 @@ var reserved = map[string]string{"threads": "threads", "time": "time", "result-f
 func (p *Plan) checkOptions(key string, opts map[string]any) error {
 	for k, v := range opts {
 		n := strings.ReplaceAll(k, "_", "-")
+		if n == "mysql-password" || strings.Contains(n, "secret") {
+			return p.errAt(key+"."+k, "option %s: keep secrets out of plans (results record the plan's options): use MYSQL_PWD or --mysql-password-file after --", k)
+		}
 		if use, ok := reserved[n]; ok {
 			if use == "" {
 				return p.errAt(key+"."+k, "option %s is the plan's to set: remove it", k)

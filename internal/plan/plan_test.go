@@ -128,6 +128,7 @@ func TestBadPlans(t *testing.T) {
 		{"no test", head + "[[step]]\nthreads = [1]\ntime = \"1s\"\n", `b.toml:4: step 1 needs test = the sysbench test to run`},
 		{"duplicate", head + step + step, `b.toml:8: steps 1 and 2 are both named "oltp_point_select"`},
 		{"reserved option", head + step + "options = { threads = 8 }\n", `b.toml:8: option threads: set it with the step's threads key`},
+		{"password", head + step + "options = { mysql_password = \"x\" }\n", `b.toml:8: option mysql_password: keep secrets out of plans`},
 		{"search range", head + step + "p95_limit = \"100ms\"\n", `b.toml:6: step "oltp_point_select" searches a range: threads = [lo, hi]`},
 		{"scaled not integer", "[dataset]\nworkload = \"sysbench\"\noptions = { table-size = \"big\" }\nscaled = [\"table-size\"]\n" + step, `b.toml:3: table-size is scaled, so it must be an integer`},
 		{"scale", "scale = -1\n" + head + step, `b.toml:1: scale must be above 0`},
