@@ -226,6 +226,21 @@ func TestPlanResumeAfterKill(t *testing.T) {
 	if !strings.Contains(r.stdout, "All 8 cells of the plan are done") || strings.Contains(r.stdout, "== cell") {
 		t.Errorf("third run:\n%s", r.stdout)
 	}
+	// An edited step: its cells' results hold another command line, so
+	// they run again; the other step's stay.
+	edited := strings.Replace(killPlan, "test = \"oltp_read_only\"", "test = \"oltp_read_only\"\noptions = { range-size = 50 }", 1)
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = ob(t, nil, planArgs(p, dir, "plan_kill")...)
+	mustOK(t, r, "plan run after an edit")
+	if n := strings.Count(r.stdout, "holds another command's result (the plan changed): running it again"); n != 4 ||
+		!strings.Contains(r.stdout, "Resuming: 4 of 8 cells are done") || strings.Contains(r.stdout, "== cell 4/8") || !strings.Contains(r.stdout, "== cell 5/8") {
+		t.Errorf("after editing step 2 (%d cells said changed):\n%s", n, r.stdout)
+	}
+	if res, err := result.Read(filepath.Join(dir, "oltp_read_only-2threads-r2.json")); err != nil || res.Options["range-size"] != "50" {
+		t.Errorf("the edited cell's result: %v %v", err, res.Options["range-size"])
+	}
 }
 
 // withoutPaths drops the options naming the run's own files.
@@ -272,6 +287,10 @@ func TestPlanDatasetAndSearch(t *testing.T) {
 		t.Fatalf("a plan on another dataset: exit %d, stderr %q", r.code, r.stderr)
 	}
 
+	// A load cut short (its record says so) is resumed, not refused or redone.
+	if _, err := openDB(t, "plan_search").Exec("UPDATE oltpbench_dataset SET v = 'loading' WHERE k = 'state'"); err != nil {
+		t.Fatal(err)
+	}
 	search := writePlan(t, `[dataset]
 workload = "sysbench"
 options = { tables = 1, table-size = 500 }
@@ -286,6 +305,13 @@ search_steps = 3
 	dir := t.TempDir()
 	r = ob(t, nil, planArgs(search, dir, "plan_search")...)
 	mustOK(t, r, "search plan")
+	if !strings.Contains(r.stdout, "Dataset: a load into plan_search was interrupted: resuming it") {
+		t.Errorf("the cut load was not resumed:\n%s", r.stdout)
+	}
+	var rows int
+	if err := openDB(t, "plan_search").QueryRow("SELECT COUNT(*) FROM sbtest1").Scan(&rows); err != nil || rows != 500 {
+		t.Errorf("sbtest1 holds %d rows after the resumed load (%v), want 500", rows, err)
+	}
 	runs := resultFiles(t, filepath.Join(dir, "ps-p95search"))
 	if want := []string{"sysbench-oltp_point_select-1threads.json", "sysbench-oltp_point_select-2threads.json", "sysbench-oltp_point_select-4threads.json"}; !slices.Equal(runs, want) {
 		t.Fatalf("search runs %v, want %v", runs, want)
