@@ -384,20 +384,35 @@ func (pr *planRunner) cell(ctx context.Context, c plan.Cell) error {
 	return r.Write(final)
 }
 
+// datasetArgs is the dataset's command line with the options for every command.
+func (pr *planRunner) datasetArgs() []string {
+	return append(pr.p.DatasetArgs(true), pr.extra...)
+}
+
+// datasetPool configures the dataset's command line and opens n
+// connections to its database.
+func (pr *planRunner) datasetPool(n int) (*pipeline, conn.Options, *conn.Pool, error) {
+	p, err := configure(pr.datasetArgs(), "prepare")
+	if err != nil {
+		return nil, conn.Options{}, nil, err
+	}
+	co, err := p.f.connOptions(p.fs)
+	if err != nil {
+		return nil, conn.Options{}, nil, err
+	}
+	pool, err := conn.Open(co, n)
+	if err != nil {
+		return nil, conn.Options{}, nil, err
+	}
+	return p, co, pool, nil
+}
+
 // dataset prepares the plan's dataset when the database has none, resumes
 // a load that was interrupted, and otherwise checks that the database holds
 // the dataset the plan asks for.
 func (pr *planRunner) dataset(ctx context.Context) error {
-	args := append(pr.p.DatasetArgs(true), pr.extra...)
-	p, err := configure(args, "prepare")
-	if err != nil {
-		return err
-	}
-	co, err := p.f.connOptions(p.fs)
-	if err != nil {
-		return err
-	}
-	pool, err := conn.Open(co, 1)
+	args := pr.datasetArgs()
+	p, co, pool, err := pr.datasetPool(1)
 	if err != nil {
 		return err
 	}
@@ -440,24 +455,15 @@ func (pr *planRunner) dataset(ctx context.Context) error {
 }
 
 func (pr *planRunner) warmup(ctx context.Context) error {
-	args := append(pr.p.DatasetArgs(true), pr.extra...)
 	if pr.p.Warmup.Prewarm {
-		if err := pr.sub(append(args, "prewarm"), nil); err != nil {
+		if err := pr.sub(append(pr.datasetArgs(), "prewarm"), nil); err != nil {
 			return err
 		}
 	}
 	if !pr.p.Warmup.Analyze {
 		return nil
 	}
-	p, err := configure(args, "prepare")
-	if err != nil {
-		return err
-	}
-	co, err := p.f.connOptions(p.fs)
-	if err != nil {
-		return err
-	}
-	pool, err := conn.Open(co, 2)
+	p, _, pool, err := pr.datasetPool(2)
 	if err != nil {
 		return err
 	}
