@@ -59,7 +59,7 @@ func planCommand() *cobra.Command {
 				return err
 			}
 			for _, a := range extra {
-				if n := optionName(a); n == "threads" || n == "time" || n == "result-file" || n == "result-dir" || n == "repeat" {
+				if plan.Reserved(optionName(a)) {
 					return fmt.Errorf("%s after -- is the plan's to set: change the plan instead", a)
 				}
 			}
@@ -243,11 +243,11 @@ func (pr *planRunner) run(ctx context.Context) error {
 		return fmt.Errorf("cannot write to --result-dir: %v", err)
 	}
 	var todo []plan.Cell
-	var done []string
+	var done []int
 	for _, c := range pr.cells {
 		ok, why := pr.finished(c)
 		if ok {
-			done = append(done, fmt.Sprint(c.Index))
+			done = append(done, c.Index)
 			continue
 		}
 		if why != "" {
@@ -289,6 +289,7 @@ func (pr *planRunner) run(ctx context.Context) error {
 		planned += c.Expected - c.Cooldown
 		took += time.Since(start)
 		if c.Cooldown > 0 && i < len(todo)-1 {
+			fmt.Fprintf(pr.out, "Cooldown %s\n", c.Cooldown)
 			select {
 			case <-time.After(c.Cooldown):
 			case <-ctx.Done():
@@ -480,26 +481,20 @@ func (pr *planRunner) warmup(ctx context.Context) error {
 	return nil
 }
 
-// compactList writes 1,2,3,5 as 1-3, 5.
-func compactList(s []string) string {
+// compactList writes 1,2,3,5 as "cells 1-3, 5".
+func compactList(s []int) string {
 	var out []string
 	for i := 0; i < len(s); {
 		j := i
-		for j+1 < len(s) && atoi(s[j+1]) == atoi(s[j])+1 {
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
 			j++
 		}
 		if j > i {
-			out = append(out, s[i]+"-"+s[j])
+			out = append(out, fmt.Sprintf("%d-%d", s[i], s[j]))
 		} else {
-			out = append(out, s[i])
+			out = append(out, fmt.Sprint(s[i]))
 		}
 		i = j + 1
 	}
 	return "cells " + strings.Join(out, ", ")
-}
-
-func atoi(s string) int {
-	n := 0
-	fmt.Sscan(s, &n)
-	return n
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,8 +156,10 @@ func TestPlanResumeAfterKill(t *testing.T) {
 	if !third {
 		t.Fatalf("the plan never reached its third cell:\n%s", strings.Join(seen, "\n"))
 	}
-	if !strings.Contains(strings.Join(seen, "\n"), "Dataset: no database plan_kill yet: preparing it") {
-		t.Errorf("the first run did not say it prepares the dataset:\n%s", strings.Join(seen, "\n"))
+	for _, want := range []string{"Dataset: no database plan_kill yet: preparing it", "Prewarming table sbtest1", "Warm-up: ANALYZE TABLE on 1 tables"} {
+		if !strings.Contains(strings.Join(seen, "\n"), want) {
+			t.Errorf("the first run did not say %q:\n%s", want, strings.Join(seen, "\n"))
+		}
 	}
 	kept := map[string][]byte{}
 	for _, f := range resultFiles(t, dir) {
@@ -297,7 +300,7 @@ options = { tables = 1, table-size = 500 }
 [[step]]
 name = "ps"
 test = "oltp_point_select"
-threads = [1, 4]
+threads = [1, 64]
 time = "1s"
 p95_limit = "10s"
 search_steps = 3
@@ -312,6 +315,7 @@ search_steps = 3
 	if err := openDB(t, "plan_search").QueryRow("SELECT COUNT(*) FROM sbtest1").Scan(&rows); err != nil || rows != 500 {
 		t.Errorf("sbtest1 holds %d rows after the resumed load (%v), want 500", rows, err)
 	}
+	// search_steps = 3 ends the doubling at 4 of the 64 threads allowed.
 	runs := resultFiles(t, filepath.Join(dir, "ps-p95search"))
 	if want := []string{"sysbench-oltp_point_select-1threads.json", "sysbench-oltp_point_select-2threads.json", "sysbench-oltp_point_select-4threads.json"}; !slices.Equal(runs, want) {
 		t.Fatalf("search runs %v, want %v", runs, want)
@@ -346,6 +350,7 @@ options = { tables = 1, table-size = 500 }
 test = "oltp_point_select"
 threads = [1, 2]
 time = "30s"
+cooldown = "30s"
 `)
 	dir := t.TempDir()
 	const secret = "sbtest-secret"
@@ -388,6 +393,9 @@ time = "30s"
 	if !strings.Contains(r.stdout, "== cell 1/2") || len(resultFiles(t, dir)) != 2 {
 		t.Errorf("the interrupted cell was not run again:\n%s", r.stdout)
 	}
+	if strings.Count(r.stdout, "Cooldown 1s") != 1 {
+		t.Errorf("want one cooldown (30s at scale 0.034) between the two cells:\n%s", r.stdout)
+	}
 	for _, s := range []string{strings.Join(seen, "\n"), stderr.String(), r.stdout, r.stderr} {
 		if strings.Contains(s, secret) {
 			t.Errorf("the password is in the output:\n%s", s)
@@ -401,4 +409,76 @@ time = "30s"
 		}
 		return nil
 	})
+}
+
+// TestPlanServerDown: the server stops during cell 2 and stays down. Cell
+// 2 runs out its time reconnecting (the runner's policy, made for restarts:
+// its intervals show the outage); the next cell that cannot connect fails
+// the plan, which names it and how to go on and keeps only the cells
+// before it. With the server back, the same command runs from that cell.
+func TestPlanServerDown(t *testing.T) {
+	needServer(t)
+	scripts, sdir := os.Getenv("OLTPBENCH_TEST_SCRIPTS"), os.Getenv("OLTPBENCH_TEST_DIR")
+	if scripts == "" || sdir == "" {
+		t.Skip("needs scripts/test.sh's server")
+	}
+	freshDB(t, "plan_down")
+	p := writePlan(t, `[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 500 }
+[[step]]
+test = "oltp_point_select"
+threads = [1, 2, 3]
+time = "4s"
+`)
+	dir := t.TempDir()
+	cmd := exec.Command(binPath, planArgs(p, dir, "plan_down")...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	second, stopped := false, false
+	for sc.Scan() {
+		second = second || strings.HasPrefix(sc.Text(), "== cell 2/3:")
+		if second && !stopped && sc.Text() == "Threads started!" {
+			if o, err := exec.Command(filepath.Join(scripts, "mariadb-stop.sh"), sdir).CombinedOutput(); err != nil {
+				t.Fatalf("stop: %v %s", err, o)
+			}
+			stopped = true
+		}
+	}
+	err = cmd.Wait()
+	if o, err := exec.Command(filepath.Join(scripts, "mariadb-start.sh"), sdir).CombinedOutput(); err != nil {
+		t.Fatalf("start: %v %s", err, o)
+	}
+	if !stopped {
+		t.Fatal("the plan never reached cell 2")
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+		t.Fatalf("a plan whose server went away: %v, want a non-zero exit", err)
+	}
+	m := regexp.MustCompile(`cell ([23])/3 \(oltp_point_select, ([23]) threads, repeat 1/1\) failed: .*; the same plan run command redoes it and the rest`).FindStringSubmatch(stderr.String())
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("stderr %q: want cell 2 or 3 named as failed", stderr.String())
+	}
+	failed := int(m[1][0] - '0')
+	var want []string
+	for c := 1; c < failed; c++ {
+		want = append(want, fmt.Sprintf("oltp_point_select-%dthreads-r1.json", c))
+	}
+	if f := resultFiles(t, dir); !slices.Equal(f, want) {
+		t.Errorf("after cell %d failed the folder holds %v, want %v", failed, f, want)
+	}
+	r := ob(t, nil, planArgs(p, dir, "plan_down")...)
+	mustOK(t, r, "plan run with the server back")
+	if !strings.Contains(r.stdout, fmt.Sprintf("Resuming: %d of 3 cells are done", failed-1)) || strings.Contains(r.stdout, "== cell 1/3") ||
+		!strings.Contains(r.stdout, fmt.Sprintf("== cell %d/3", failed)) || len(resultFiles(t, dir)) != 3 {
+		t.Errorf("with the server back:\n%s", r.stdout)
+	}
 }

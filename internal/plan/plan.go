@@ -252,6 +252,13 @@ func (p *Plan) check(known Workloads) error {
 var reserved = map[string]string{"threads": "threads", "time": "time", "result-file": "", "result-dir": "",
 	"repeat": "repeats", "p95-slo": "p95_limit", "slo-steps": "search_steps", "cooldown": "cooldown", "start-at": ""}
 
+// Reserved says whether an option (its name without dashes) is the plan's
+// to set, so neither a step's options nor the options for every command may.
+func Reserved(name string) bool {
+	_, ok := reserved[strings.ReplaceAll(name, "_", "-")]
+	return ok
+}
+
 func (p *Plan) checkOptions(key string, opts map[string]any) error {
 	for k, v := range opts {
 		n := strings.ReplaceAll(k, "_", "-")
