@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test demo plan-examples bench bench-go bench-sysbench bench-loader bench-tpcc bench-s3 bench-verdict db-start db-stop vet clean
+.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-loader bench-tpcc bench-s3 bench-verdict db-start db-stop vet clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
@@ -45,6 +45,10 @@ bench-verdict: build
 # Every example plan in deploy/plans, scaled down, on two server setups, with report compare's verdicts.
 plan-examples: build
 	scripts/plan-examples.sh
+
+# A plan against the shell loops it replaces (real sysbench, oltpbench sysbench): cost around each cell, QPS.
+bench-plan: build
+	scripts/bench-plan.sh
 
 # CSV to object storage against the upload floor, and its memory.
 bench-s3: build
