@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -62,7 +63,7 @@ func best(w io.Writer, base, cand string, tables []Table, md bool) {
 		for _, t := range searched {
 			limits[strconv.FormatFloat(t.P95Limit, 'f', -1, 64)] = true
 		}
-		lim := strings.Join(sortedSet(limits), "/")
+		lim := strings.Join(slices.Sorted(maps.Keys(limits)), "/")
 		if md {
 			fmt.Fprintf(w, "### %s: the most throughput with P95 within %s ms\n\n| %s |\n|%s\n", label, lim, strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 		} else {
@@ -85,15 +86,6 @@ func best(w io.Writer, base, cand string, tables []Table, md bool) {
 			fmt.Fprintln(w)
 		}
 	}
-}
-
-func sortedSet(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Markdown writes the layout of the TiDB benchmark reports: per workload a

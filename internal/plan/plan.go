@@ -299,18 +299,17 @@ func names(known Workloads) string {
 
 // Cell is one run: a command line (without the command itself) and its result file.
 type Cell struct {
-	Index, Of  int // 1-based
-	Step       string
-	StepIndex  int
-	Threads    int // the level; for a search, its upper bound
-	Repeat     int // 1-based
-	Repeats    int
-	Search     bool
-	Args       []string      // workload, [test], options; the caller adds its own and the command
-	Expected   time.Duration // time + warm-up + cooldown (a search: its steps' worth)
-	File       string        // result file (a search: the folder of its runs), relative to the result dir
-	Cooldown   time.Duration // before the next cell
-	OptionLine int
+	Index, Of int // 1-based
+	Step      string
+	StepIndex int
+	Threads   int // the level; for a search, its upper bound
+	Repeat    int // 1-based
+	Repeats   int
+	Search    bool
+	Args      []string      // workload, [test], options; the caller adds its own and the command
+	Expected  time.Duration // time + warm-up + cooldown (a search: its steps' worth)
+	File      string        // result file (a search: the folder of its runs), relative to the result dir
+	Cooldown  time.Duration // before the next cell
 }
 
 // String names the cell for progress lines.
@@ -431,7 +430,6 @@ func (p *Plan) Cells(timing Timing) []Cell {
 		if warm > 0 {
 			base = append(base, fmt.Sprintf("--%s=%d", wf, int64(warm.Seconds())))
 		}
-		line := p.lines.line(fmt.Sprintf("step.%d", si))
 		if s.P95Limit != "" {
 			args := append(append([]string(nil), base...), fmt.Sprintf("--threads=%d-%d", s.Threads[0], s.Threads[1]),
 				"--p95-slo="+s.P95Limit, fmt.Sprintf("--slo-steps=%d", s.SearchSteps))
@@ -440,7 +438,7 @@ func (p *Plan) Cells(timing Timing) []Cell {
 			}
 			cells = append(cells, Cell{Step: s.Name, StepIndex: si, Threads: s.Threads[1], Repeat: 1, Repeats: 1, Search: true,
 				Args: args, Expected: time.Duration(s.searchRuns()) * (run + warm + cool), File: s.Name + "-p95search",
-				Cooldown: cool, OptionLine: line})
+				Cooldown: cool})
 			continue
 		}
 		for r := 1; r <= s.Repeats; r++ {
@@ -448,7 +446,7 @@ func (p *Plan) Cells(timing Timing) []Cell {
 				args := append(append([]string(nil), base...), fmt.Sprintf("--threads=%d", th))
 				cells = append(cells, Cell{Step: s.Name, StepIndex: si, Threads: th, Repeat: r, Repeats: s.Repeats,
 					Args: args, Expected: run + warm + cool, File: fmt.Sprintf("%s-%dthreads-r%d.json", s.Name, th, r),
-					Cooldown: cool, OptionLine: line})
+					Cooldown: cool})
 			}
 		}
 	}
