@@ -20,7 +20,8 @@ import (
 
 	"github.com/oltpbench/oltpbench/csvgen"
 	"github.com/oltpbench/oltpbench/internal/conn"
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 // ManifestFormat identifies the manifest layout.
@@ -137,7 +138,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 		}
 	}
 	type job struct {
-		t  *workload.Table
+		t  *dataset.Table
 		mt *ManifestTable
 		f  ManifestFile
 		c0 int64 // first chunk
@@ -255,7 +256,7 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 
 // chunksPerFile sizes files from the first chunk's encoded size: a function
 // of the data alone, so file boundaries do not depend on --threads.
-func chunksPerFile(t *workload.Table, o Options) int64 {
+func chunksPerFile(t *dataset.Table, o Options) int64 {
 	if t.Chunks() == 0 {
 		return 1
 	}
@@ -267,7 +268,7 @@ func chunksPerFile(t *workload.Table, o Options) int64 {
 		e.Buf = e.Buf[:0]
 		return nil
 	}
-	if err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), 0), first, n, enc); err != nil || size == 0 {
+	if err := t.Gen(random.NewRand(o.Seed, hashName(t.Name), 0), first, n, enc); err != nil || size == 0 {
 		return 1
 	}
 	return max(1, o.FileSize/size)
@@ -275,7 +276,7 @@ func chunksPerFile(t *workload.Table, o Options) int64 {
 
 // writeDataFile writes one data file and fills in its size and SHA-256,
 // hashed as it is written.
-func writeDataFile(ctx context.Context, st Store, t *workload.Table, f *ManifestFile, c0, c1 int64, seed uint64, meter *meter) (err error) {
+func writeDataFile(ctx context.Context, st Store, t *dataset.Table, f *ManifestFile, c0, c1 int64, seed uint64, meter *meter) (err error) {
 	obj, err := st.Create(f.Name)
 	if err != nil {
 		return err
@@ -310,7 +311,7 @@ func writeDataFile(ctx context.Context, st Store, t *workload.Table, f *Manifest
 		}
 		first, n := t.ChunkRange(c)
 		before := enc.Rows
-		if err := t.Gen(workload.NewRand(seed, hashName(t.Name), uint64(c)), first, n, enc); err != nil {
+		if err := t.Gen(random.NewRand(seed, hashName(t.Name), uint64(c)), first, n, enc); err != nil {
 			return describeWrite(f.Name, err)
 		}
 		meter.add(enc.Rows-before, 0)
@@ -553,7 +554,7 @@ func importManifest(ctx context.Context, co conn.Options, m *Manifest, o Options
 		if err != nil {
 			return nil, fmt.Errorf("schema of %s: %v", mt.Name, err)
 		}
-		ds.Tables = append(ds.Tables, workload.Table{Name: mt.Name, DDL: string(ddl), Columns: mt.Columns, Rows: mt.Rows, KeyColumn: mt.KeyColumn})
+		ds.Tables = append(ds.Tables, dataset.Table{Name: mt.Name, DDL: string(ddl), Columns: mt.Columns, Rows: mt.Rows, KeyColumn: mt.KeyColumn})
 		var us []unit
 		for _, f := range mt.Files {
 			us = append(us, unit{ti: ti, idx: f.Unit, first: f.FirstRow, n: f.Rows, file: f.Name, sha256: f.SHA256,

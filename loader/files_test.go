@@ -16,16 +16,17 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 // testTable has every kind of value the encoders handle, NULLs and quotes included.
-func testTable(name string, rows int64, failAt int64) workload.Table {
-	return workload.Table{
+func testTable(name string, rows int64, failAt int64) dataset.Table {
+	return dataset.Table{
 		Name: name, Rows: rows, ChunkRows: 1000, KeyColumn: "id", KeyOf: func(r int64) int64 { return r + 1 },
 		DDL:     "CREATE TABLE " + name + " (id BIGINT NOT NULL PRIMARY KEY, v INT, s VARCHAR(40), d DECIMAL(10,2), KEY iv (v))",
 		Columns: []string{"id", "v", "s", "d"},
-		Gen: func(r *workload.Rand, first, n int64, w workload.RowWriter) error {
+		Gen: func(r *random.Rand, first, n int64, w dataset.RowWriter) error {
 			buf := make([]byte, 12)
 			for row := first; row < first+n; row++ {
 				if row == failAt {
@@ -52,7 +53,7 @@ func testTable(name string, rows int64, failAt int64) workload.Table {
 func writeDir(t *testing.T, threads int, fileSize int64) (string, *Manifest) {
 	t.Helper()
 	dir := t.TempDir()
-	ds := Dataset{Workload: "test", Tables: []workload.Table{testTable("a", 25500, -1), testTable("b", 3000, -1), testTable("empty", 0, -1)}}
+	ds := Dataset{Workload: "test", Tables: []dataset.Table{testTable("a", 25500, -1), testTable("b", 3000, -1), testTable("empty", 0, -1)}}
 	m, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: dir, Threads: threads, Seed: 7, FileSize: fileSize, Progress: "off"})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func TestImportSQLParsesWithTiDBParser(t *testing.T) {
 // A failing file leaves nothing under its final name; --resume completes the folder.
 func TestCSVFailureLeavesNoPartialFileAndResumes(t *testing.T) {
 	dir := t.TempDir()
-	bad := Dataset{Workload: "test", Tables: []workload.Table{testTable("a", 25500, 20500)}}
+	bad := Dataset{Workload: "test", Tables: []dataset.Table{testTable("a", 25500, 20500)}}
 	_, err := WriteCSV(context.Background(), "db1", bad, Options{Dir: dir, Threads: 2, Seed: 7, FileSize: 100 << 10, Progress: "off"})
 	if err == nil {
 		t.Fatal("no error from a failing generator")
@@ -175,7 +176,7 @@ func TestCSVFailureLeavesNoPartialFileAndResumes(t *testing.T) {
 			t.Errorf("temporary file left: %s", e.Name())
 		}
 	}
-	good := Dataset{Workload: "test", Tables: []workload.Table{testTable("a", 25500, -1)}}
+	good := Dataset{Workload: "test", Tables: []dataset.Table{testTable("a", 25500, -1)}}
 	if _, err := WriteCSV(context.Background(), "db1", good, Options{Dir: dir, Threads: 2, Seed: 7, FileSize: 100 << 10, Progress: "off"}); err == nil {
 		t.Fatal("a second run without --resume accepted a folder with files")
 	}
@@ -195,7 +196,7 @@ func TestCSVFailureLeavesNoPartialFileAndResumes(t *testing.T) {
 func TestCSVUnwritableDir(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(f, nil, 0o644)
-	_, err := WriteCSV(context.Background(), "db1", Dataset{Tables: []workload.Table{testTable("a", 10, -1)}}, Options{Dir: filepath.Join(f, "sub"), Progress: "off"})
+	_, err := WriteCSV(context.Background(), "db1", Dataset{Tables: []dataset.Table{testTable("a", 10, -1)}}, Options{Dir: filepath.Join(f, "sub"), Progress: "off"})
 	if err == nil || !strings.Contains(err.Error(), "--dir") {
 		t.Fatalf("err %v", err)
 	}
@@ -219,7 +220,7 @@ func TestParseShard(t *testing.T) {
 // set merges the parts, or names the shard that is missing.
 func TestCSVShards(t *testing.T) {
 	wholeDir, whole := writeDir(t, 2, 20<<10)
-	ds := Dataset{Workload: "test", Tables: []workload.Table{testTable("a", 25500, -1), testTable("b", 3000, -1), testTable("empty", 0, -1)}}
+	ds := Dataset{Workload: "test", Tables: []dataset.Table{testTable("a", 25500, -1), testTable("b", 3000, -1), testTable("empty", 0, -1)}}
 	dir := t.TempDir()
 	for _, i := range []int{2, 3, 1} {
 		if _, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: dir, Threads: i, Seed: 7, FileSize: 20 << 10, Progress: "off", Shard: i, Shards: 3}); err != nil {

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // insertEncoder is a RowWriter that builds multi-row INSERT statements and
@@ -52,10 +54,10 @@ func (e *insertEncoder) Float(v float64, d int) {
 
 func (e *insertEncoder) Str(s string) {
 	e.sep()
-	e.buf = workload.AppendQuoted(e.buf, []byte(s))
+	e.buf = worker.AppendQuoted(e.buf, []byte(s))
 }
 
-func (e *insertEncoder) Bytes(b []byte) { e.sep(); e.buf = workload.AppendQuoted(e.buf, b) }
+func (e *insertEncoder) Bytes(b []byte) { e.sep(); e.buf = worker.AppendQuoted(e.buf, b) }
 
 func (e *insertEncoder) Plain(b []byte) {
 	e.sep()
@@ -95,7 +97,7 @@ var errStopped = errors.New("loader: insert stopped")
 // insertRows generates rows into multi-row INSERT statements and executes
 // them on tx. Two buffers alternate: the next statement is generated while
 // the server executes the current one, as LOAD DATA's pipe does for local.
-func insertRows(ctx context.Context, tx *sql.Tx, t *workload.Table, r *workload.Rand, first, n int64, prefix string, limit int) (rows, sent int64, err error) {
+func insertRows(ctx context.Context, tx *sql.Tx, t *dataset.Table, r *random.Rand, first, n int64, prefix string, limit int) (rows, sent int64, err error) {
 	full := make(chan []byte, 1)
 	empty := make(chan []byte, 1)
 	stop := make(chan struct{})

@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/oltpbench/oltpbench/internal/conn"
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 // testPool opens the test server (scripts/test.sh starts it) with a fresh
@@ -51,8 +52,8 @@ func testPool(t *testing.T, db string) *conn.Pool {
 
 // numbered writes rows id = first+1 ... with a text column long enough that
 // a small statement limit splits a chunk into many statements.
-var numbered = &workload.Table{Name: "t", Columns: []string{"id", "v"},
-	Gen: func(r *workload.Rand, first, n int64, w workload.RowWriter) error {
+var numbered = &dataset.Table{Name: "t", Columns: []string{"id", "v"},
+	Gen: func(r *random.Rand, first, n int64, w dataset.RowWriter) error {
 		for row := first; row < first+n; row++ {
 			w.Int(row + 1)
 			w.Str(fmt.Sprintf("row %d, 'quoted'", row+1))
@@ -76,7 +77,7 @@ func TestInsertRowsPipelined(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		rows, sent, err := insertRows(ctx, tx, numbered, workload.NewRand(1), first, n, "INSERT INTO t (id, v) VALUES ", 200)
+		rows, sent, err := insertRows(ctx, tx, numbered, random.NewRand(1), first, n, "INSERT INTO t (id, v) VALUES ", 200)
 		if err == nil {
 			err = tx.Commit()
 		}
@@ -135,7 +136,7 @@ func TestInsertRowsCancelled(t *testing.T) {
 	}
 	defer tx.Rollback()
 	cancel()
-	if _, _, err := insertRows(ctx, tx, numbered, workload.NewRand(1), 0, 100000, "INSERT INTO t (id, v) VALUES ", 200); err == nil {
+	if _, _, err := insertRows(ctx, tx, numbered, random.NewRand(1), 0, 100000, "INSERT INTO t (id, v) VALUES ", 200); err == nil {
 		t.Fatal("insert with a cancelled context succeeded")
 	}
 	var n int

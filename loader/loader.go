@@ -26,11 +26,12 @@ import (
 
 	"github.com/oltpbench/oltpbench/csvgen"
 	"github.com/oltpbench/oltpbench/internal/conn"
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 // Dataset is what a load makes (see workload.Dataset).
-type Dataset = workload.Dataset
+type Dataset = dataset.Dataset
 
 // Options shape a load.
 type Options struct {
@@ -434,7 +435,7 @@ func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Da
 // loadUnit loads one unit in one transaction with its progress row. redo
 // first removes whatever a crashed earlier attempt left in its key range
 // (engines without transactions keep half a unit).
-func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, u unit, redo bool, mode string, o Options) (rows, sent int64, err error) {
+func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table, u unit, redo bool, mode string, o Options) (rows, sent int64, err error) {
 	// A unit is one transaction: on a deadlock or lock wait timeout (two
 	// resumed units of one table), it is rolled back whole and redone.
 	for attempt := 0; ; attempt++ {
@@ -447,7 +448,7 @@ func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, 
 	}
 }
 
-func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table, u unit, redo bool, mode string, o Options) (int64, int64, error) {
+func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table, u unit, redo bool, mode string, o Options) (int64, int64, error) {
 	c, err := pool.ConnAt(ctx, seq)
 	if err != nil {
 		return 0, 0, err
@@ -514,7 +515,7 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table
 				e.Buf = e.Buf[:0]
 				return err
 			}
-			err := t.Gen(workload.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n, enc)
+			err := t.Gen(random.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n, enc)
 			atomic.StoreInt64(&rows, enc.Rows)
 			if err == nil && len(enc.Buf) > 0 {
 				atomic.AddInt64(&sent, int64(len(enc.Buf)))
@@ -533,7 +534,7 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *workload.Table
 		}
 	default:
 		var err error
-		rows, sent, err = insertRows(ctx, tx, t, workload.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n,
+		rows, sent, err = insertRows(ctx, tx, t, random.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n,
 			"INSERT INTO "+quoteIdent(t.Name)+" "+colList+" VALUES ", o.BatchBytes)
 		if err != nil {
 			return 0, 0, err

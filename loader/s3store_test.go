@@ -12,8 +12,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/s3test"
-	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // The store contract, on a folder and on the S3 server: an object appears
@@ -302,7 +302,7 @@ func TestWriteCSVToS3(t *testing.T) {
 	srv := s3test.Need(t)
 	dir, want := writeDir(t, 3, 32<<10)
 	b := srv.Bucket(t)
-	ds := Dataset{Workload: "test", Tables: []workload.Table{testTable("a", 25500, -1), testTable("b", 3000, -1), testTable("empty", 0, -1)}}
+	ds := Dataset{Workload: "test", Tables: []dataset.Table{testTable("a", 25500, -1), testTable("b", 3000, -1), testTable("empty", 0, -1)}}
 	m, err := WriteCSV(t.Context(), "db1", ds, Options{Dir: srv.URL(b, "w"), Threads: 4, Seed: 7, FileSize: 32 << 10, Progress: "off"})
 	if err != nil {
 		t.Fatal(err)

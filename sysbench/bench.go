@@ -14,16 +14,17 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/random"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 func init() {
-	bench.Register(bench.Spec{
+	workload.Register(workload.Spec{
 		Name:    "sysbench",
 		Use:     "<test> <prepare|prewarm|run|cleanup> [options]",
 		Args:    1,
@@ -41,7 +42,7 @@ func init() {
 			"create-table-options", "mysql-storage-engine", "rand-type", "rand-spec-iter", "rand-spec-pct", "rand-spec-res",
 			"rand-pareto-h", "rand-zipfian-exp"},
 		Describe: describe,
-		New:      func() bench.Workload { return &suite{} },
+		New:      func() workload.Workload { return &suite{} },
 	})
 }
 
@@ -55,12 +56,12 @@ var titles = map[string]string{
 
 var reportOrder = []string{"oltp_point_select", "oltp_update_non_index", "oltp_update_index", "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_insert"}
 
-func describe(name string) (bench.Description, bool) {
+func describe(name string) (workload.Description, bool) {
 	test, ok := strings.CutPrefix(name, "sysbench/")
 	if !ok {
-		return bench.Description{}, false
+		return workload.Description{}, false
 	}
-	d := bench.Description{Title: name, Rank: 99}
+	d := workload.Description{Title: name, Rank: 99}
 	if t, ok := titles[test]; ok {
 		d.Title = t
 	}
@@ -76,8 +77,8 @@ func describe(name string) (bench.Description, bool) {
 type suite struct {
 	test *Test
 	o    Options
-	dist *workload.Dist
-	ro   *bench.RunOptions
+	dist *random.Dist
+	ro   *workload.RunOptions
 
 	psMode, dbDriver string
 	randType         string
@@ -101,7 +102,7 @@ type suite struct {
 var compatOptions = []string{"thread-stack-size", "debug", "validate", "db-debug", "mysql-debug",
 	"mysql-compression", "pgsql-variant", "thread-init-timeout"}
 
-func (s *suite) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
+func (s *suite) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	s.ro = ro
 	s.o = Defaults()
 	for _, o := range Decl(&s.o) {
@@ -120,15 +121,15 @@ func (s *suite) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
 		}
 	}
 	fs.Int64Var(&ro.Events, "events", 0, "limit for total number of events (0: none)")
-	bench.SecondsVar(fs, &ro.Time, "time", 10*time.Second, "limit for total execution time in seconds, or a duration like 5m (0: none)")
+	workload.SecondsVar(fs, &ro.Time, "time", 10*time.Second, "limit for total execution time in seconds, or a duration like 5m (0: none)")
 	fs.Float64Var(&ro.Rate, "rate", 0, "average transactions rate; 0 for unlimited (open loop: latency from the scheduled start)")
-	bench.SecondsVar(fs, &ro.ReportInterval, "report-interval", 0, "report intermediate statistics every N seconds (0: off)")
+	workload.SecondsVar(fs, &ro.ReportInterval, "report-interval", 0, "report intermediate statistics every N seconds (0: off)")
 	options.AddList(fs, &s.checkpoints, "report-checkpoints", nil, "dump full statistics and reset counters at these times (seconds)")
-	bench.SecondsVar(fs, &ro.Warmup, "warmup-time", 0, "run this many seconds before measuring")
+	workload.SecondsVar(fs, &ro.Warmup, "warmup-time", 0, "run this many seconds before measuring")
 	fs.Float64Var(&s.percentile, "percentile", 95, "percentile for latency statistics (1-100; 0 disables)")
 	options.AddList(fs, &s.percentiles, "percentiles", nil, "extra percentiles for the final report, e.g. 50,95,99,99.9")
 	options.AddBool(fs, &s.histogram, "histogram", false, "print latency histogram in report")
-	fs.Var(bench.Seconds{P: &ro.Grace, Off: true}, "forced-shutdown", "seconds to wait after --time before stopping anyway, or off")
+	fs.Var(workload.Seconds{P: &ro.Grace, Off: true}, "forced-shutdown", "seconds to wait after --time before stopping anyway, or off")
 	fs.StringVar(&s.randType, "rand-type", "special", "random numbers distribution {uniform,gaussian,special,pareto,zipfian}")
 	fs.Int64Var(&ro.Seed, "rand-seed", 0, "seed for the run's random numbers; 0 uses the current time")
 	fs.IntVar(&s.randSpecIter, "rand-spec-iter", 12, "number of iterations used for numbers generation")
@@ -147,7 +148,7 @@ func (s *suite) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
 	}
 }
 
-func (s *suite) Setup(st *bench.Setup) error {
+func (s *suite) Setup(st *workload.Setup) error {
 	name := "oltp_common"
 	switch {
 	case len(st.Args) == 1:
@@ -166,7 +167,7 @@ func (s *suite) Setup(st *bench.Setup) error {
 	s.test = t
 	st.Verbosity = s.verbosity
 	if s.dbDriver != "mysql" {
-		return &bench.Message{Text: fmt.Sprintf("FATAL: invalid database driver name: '%s'", s.dbDriver),
+		return &workload.Message{Text: fmt.Sprintf("FATAL: invalid database driver name: '%s'", s.dbDriver),
 			Hint: "oltpbench: oltpbench speaks the MySQL protocol: --db-driver=mysql"}
 	}
 	switch s.psMode {
@@ -181,7 +182,7 @@ func (s *suite) Setup(st *bench.Setup) error {
 	if err := t.Validate(&s.o, command); err != nil {
 		return err
 	}
-	if s.dist, err = workload.NewDist(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp); err != nil {
+	if s.dist, err = random.NewDist(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp); err != nil {
 		return err
 	}
 	if command != "run" {
@@ -218,8 +219,8 @@ func (s *suite) Setup(st *bench.Setup) error {
 
 func (s *suite) Name() string { return "sysbench/" + s.test.Name }
 
-func (s *suite) Dataset() workload.Dataset {
-	return workload.Dataset{Workload: "sysbench", Tables: s.test.Tables(&s.o, s.dist), Meta: map[string]string{
+func (s *suite) Dataset() dataset.Dataset {
+	return dataset.Dataset{Workload: "sysbench", Tables: s.test.Tables(&s.o, s.dist), Meta: map[string]string{
 		"tables": strconv.Itoa(s.o.Tables), "table_size": strconv.FormatInt(s.o.TableSize, 10), "rand_type": s.randType,
 		"auto_inc": strconv.FormatBool(s.o.AutoInc), "secondary": strconv.FormatBool(s.o.Secondary),
 		"create_secondary": strconv.FormatBool(s.o.CreateSecondary), "storage_engine": s.o.StorageEngine}}
@@ -232,12 +233,12 @@ func (s *suite) Sizes() map[string]string {
 // Metric: sysbench reports queries per second; latency is the event's.
 func (s *suite) Metric() result.Metric { return result.QPS }
 
-func (s *suite) Hooks() bench.Hooks {
-	return bench.Hooks{
+func (s *suite) Hooks() workload.Hooks {
+	return workload.Hooks{
 		// sysbench prepares in worker threads only with --threads > 1.
 		BeforeLoad: func(w io.Writer) {
 			if s.o.Threads > 1 {
-				fmt.Fprintf(w, "Initializing worker threads...\n\n")
+				fmt.Fprintf(w, "Initializing testWorker threads...\n\n")
 			}
 		},
 		TableMessages: true,
@@ -281,7 +282,7 @@ func (s *suite) prewarm(ctx context.Context, pool *conn.Pool, threads int, out i
 	return g.Wait()
 }
 
-func (s *suite) NewRun(c bench.RunConfig) (bench.Run, error) {
+func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 	o := s.o
 	o.Threads = c.Threads
 	r := s.test.NewRun(o, s.dist, c.Seed)
@@ -293,13 +294,13 @@ func (s *suite) NewRun(c bench.RunConfig) (bench.Run, error) {
 type suiteRun struct {
 	*Run
 	s   *suite
-	c   bench.RunConfig
+	c   workload.RunConfig
 	rep *Report
 }
 
 func (r *suiteRun) Header() {
 	ro := r.c.Options
-	PrintHeader(r.c.Out, Header{Tool: bench.Tool, Threads: r.c.Threads, Rate: ro.Rate, ReportInterval: ro.ReportInterval,
+	PrintHeader(r.c.Out, Header{Tool: workload.Tool, Threads: r.c.Threads, Rate: ro.Rate, ReportInterval: ro.ReportInterval,
 		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup})
 }
 

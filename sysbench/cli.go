@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // helpOpt is one line of sysbench's --help: the option, how its value is
@@ -217,38 +217,38 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 		return true, nil
 	}
 	if len(args) > 2 {
-		return false, &bench.Message{Text: "Unrecognized command line argument: " + args[2]}
+		return false, &workload.Message{Text: "Unrecognized command line argument: " + args[2]}
 	}
 	// sysbench checks its general options before the banner; --threads here
 	// also takes a list or a range.
 	if th := fs.Lookup("threads"); th != nil && !threadsSpec.MatchString(th.Value.String()) {
-		return false, &bench.Message{Text: fmt.Sprintf("Invalid value for the 'threads' option: '%s'", th.Value.String())}
+		return false, &workload.Message{Text: fmt.Sprintf("Invalid value for the 'threads' option: '%s'", th.Value.String())}
 	}
 	if s.verbosity >= 3 {
-		PrintBanner(out, bench.Tool)
+		PrintBanner(out, workload.Tool)
 	}
 	if len(args) == 0 {
-		return false, &bench.Message{Text: "oltpbench: name a test and a command, e.g. oltpbench sysbench oltp_read_write run (sysbench would read a Lua script from standard input)"}
+		return false, &workload.Message{Text: "oltpbench: name a test and a command, e.g. oltpbench sysbench oltp_read_write run (sysbench would read a Lua script from standard input)"}
 	}
 	t, err := Lookup(args[0], "")
 	if err != nil {
-		return false, &bench.Message{Text: fmt.Sprintf("FATAL: Cannot find benchmark '%s': no such built-in test, file or module", args[0]),
+		return false, &workload.Message{Text: fmt.Sprintf("FATAL: Cannot find benchmark '%s': no such built-in test, file or module", args[0]),
 			Hint: "oltpbench: the tests are " + strings.Join(Names(), ", ") + " (oltp_common for prepare and cleanup)"}
 	}
 	if len(args) == 1 {
-		return false, &bench.Message{Text: "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help"}
+		return false, &workload.Message{Text: "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help"}
 	}
 	switch args[1] {
 	case "prepare", "prewarm", "warmup", "run", "cleanup":
 		return false, nil
 	case "help":
 		if t.custom == bulkInsertEvent {
-			return false, &bench.Message{Text: "'bulk_insert' test does not implement the 'help' command."}
+			return false, &workload.Message{Text: "'bulk_insert' test does not implement the 'help' command."}
 		}
 		printTestHelp(out, t, strings.TrimSuffix(args[0], "/"))
 		return true, nil
 	}
-	return false, &bench.Message{Text: "Unknown command: " + args[1]}
+	return false, &workload.Message{Text: "Unknown command: " + args[1]}
 }
 
 // Help is `oltpbench sysbench --help`.
@@ -267,18 +267,18 @@ var (
 func (s *suite) FlagError(err error, args []string, out io.Writer) error {
 	msg := err.Error()
 	if m := pflagUnknown.FindStringSubmatch(msg); m != nil {
-		fmt.Fprint(out, bannerText(bench.Tool))
-		return &bench.Message{Text: "invalid option: " + rawArg(args, m[1]), Hint: "oltpbench: see oltpbench sysbench --help"}
+		fmt.Fprint(out, bannerText(workload.Tool))
+		return &workload.Message{Text: "invalid option: " + rawArg(args, m[1]), Hint: "oltpbench: see oltpbench sysbench --help"}
 	}
 	if m := pflagBad.FindStringSubmatch(msg); m != nil {
 		name := m[2]
 		for _, o := range Decl(&Options{}) {
 			if strings.ReplaceAll(o.Name, "_", "-") == name {
-				fmt.Fprint(out, bannerText(bench.Tool))
-				return &bench.Message{Text: "invalid option: " + rawArg(args, "--"+name)}
+				fmt.Fprint(out, bannerText(workload.Tool))
+				return &workload.Message{Text: "invalid option: " + rawArg(args, "--"+name)}
 			}
 		}
-		return &bench.Message{Text: fmt.Sprintf("Invalid value for the '%s' option: '%s'", name, m[1])}
+		return &workload.Message{Text: fmt.Sprintf("Invalid value for the '%s' option: '%s'", name, m[1])}
 	}
 	return err
 }

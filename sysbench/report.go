@@ -67,7 +67,7 @@ func PrintHeader(w io.Writer, h Header) {
 	} else {
 		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n", h.Seed)
 	}
-	fmt.Fprintf(w, "\n\nInitializing worker threads...\n\nThreads started!\n\n")
+	fmt.Fprintf(w, "\n\nInitializing testWorker threads...\n\nThreads started!\n\n")
 }
 
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }

@@ -3,7 +3,8 @@ package sysbench
 import (
 	"fmt"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 // Templates of random digits: 10 groups of 11 (119 characters) and 5 groups (59).
@@ -39,11 +40,11 @@ func DDL(o *Options, n int) string {
 
 // Tables returns the dataset of a prepare of test t. dist draws k as the run
 // would (sysbench uses the default distribution for k).
-func (t *Test) Tables(o *Options, dist *workload.Dist) []workload.Table {
+func (t *Test) Tables(o *Options, dist *random.Dist) []dataset.Table {
 	if t.custom == bulkInsertEvent {
-		var out []workload.Table
+		var out []dataset.Table
 		for i := 1; i <= o.Threads; i++ {
-			out = append(out, workload.Table{Name: TableName(i), Columns: []string{"id", "k"}, ChunkRows: ChunkRows,
+			out = append(out, dataset.Table{Name: TableName(i), Columns: []string{"id", "k"}, ChunkRows: ChunkRows,
 				DDL: fmt.Sprintf("CREATE TABLE IF NOT EXISTS sbtest%d (\n  id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  PRIMARY KEY (id))", i)})
 		}
 		return out
@@ -54,9 +55,9 @@ func (t *Test) Tables(o *Options, dist *workload.Dist) []workload.Table {
 		rows = 0
 	}
 	size := o.TableSize
-	var out []workload.Table
+	var out []dataset.Table
 	for i := 1; i <= o.Tables; i++ {
-		out = append(out, workload.Table{
+		out = append(out, dataset.Table{
 			Name:      TableName(i),
 			DDL:       DDL(o, i),
 			Columns:   []string{"id", "k", "c", "pad"},
@@ -64,7 +65,7 @@ func (t *Test) Tables(o *Options, dist *workload.Dist) []workload.Table {
 			ChunkRows: ChunkRows,
 			KeyColumn: "id",
 			KeyOf:     func(row int64) int64 { return row + 1 },
-			Gen: func(r *workload.Rand, first, n int64, w workload.RowWriter) error {
+			Gen: func(r *random.Rand, first, n int64, w dataset.RowWriter) error {
 				r.SetDist(dist)
 				var c [len(cTemplate)]byte
 				var pad [len(padTemplate)]byte

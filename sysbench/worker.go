@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/random"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // bulkPacket is the size at which bulk_insert sends its multi-row INSERT
@@ -17,16 +18,16 @@ const bulkPacket = 512 * 1024
 type Run struct {
 	test   *Test
 	o      Options
-	dist   *workload.Dist
+	dist   *random.Dist
 	seed   uint64
 	steps  []step
-	unique *workload.UniqueSeq
+	unique *random.UniqueSeq
 	next   atomic.Uint32
 }
 
 // NewRun binds t to its options. seed seeds every thread's generator.
-func (t *Test) NewRun(o Options, dist *workload.Dist, seed uint64) *Run {
-	r := &Run{test: t, o: o, dist: dist, seed: seed, unique: workload.NewUniqueSeq(seed)}
+func (t *Test) NewRun(o Options, dist *random.Dist, seed uint64) *Run {
+	r := &Run{test: t, o: o, dist: dist, seed: seed, unique: random.NewUniqueSeq(seed)}
 	if t.steps != nil {
 		r.steps = t.steps(&r.o)
 	}
@@ -37,19 +38,19 @@ func (t *Test) NewRun(o Options, dist *workload.Dist, seed uint64) *Run {
 func (r *Run) Ops() []string { return []string{r.test.Name} }
 
 type threadState struct {
-	rand    *workload.Rand
+	rand    *random.Rand
 	bulkRow int64
 }
 
-type worker struct {
+type testWorker struct {
 	r     *Run
-	th    *workload.Thread
+	th    *worker.Thread
 	st    *threadState
-	sess  *workload.Session
-	stmts [numStmtKinds][]*workload.Stmt
-	begin *workload.Stmt
-	end   *workload.Stmt
-	one   *workload.Stmt // select_random_points / select_random_ranges
+	sess  *worker.Session
+	stmts [numStmtKinds][]*worker.Stmt
+	begin *worker.Stmt
+	end   *worker.Stmt
+	one   *worker.Stmt // select_random_points / select_random_ranges
 	c     [len(cTemplate)]byte
 	pad   [len(padTemplate)]byte
 	buf   []byte
@@ -57,14 +58,14 @@ type worker struct {
 }
 
 // NewWorker prepares a thread's statements on dc (sysbench's thread_init).
-func (r *Run) NewWorker(dc driver.Conn, th *workload.Thread) (workload.Worker, error) {
+func (r *Run) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error) {
 	st, _ := th.State.(*threadState)
 	if st == nil {
-		st = &threadState{rand: workload.NewRand(r.seed, uint64(th.ID))}
+		st = &threadState{rand: random.NewRand(r.seed, uint64(th.ID))}
 		st.rand.SetDist(r.dist)
 		th.State = st
 	}
-	w := &worker{r: r, th: th, st: st, sess: workload.NewSession(dc, r.o.PreparedStmts)}
+	w := &testWorker{r: r, th: th, st: st, sess: worker.NewSession(dc, r.o.PreparedStmts)}
 	if err := w.prepare(); err != nil {
 		w.sess.Close()
 		return nil, err
@@ -72,25 +73,25 @@ func (r *Run) NewWorker(dc driver.Conn, th *workload.Thread) (workload.Worker, e
 	return w, nil
 }
 
-func (w *worker) prepare() error {
+func (w *testWorker) prepare() error {
 	o := &w.r.o
 	var err error
-	prep := func(q string) *workload.Stmt {
+	prep := func(q string) *worker.Stmt {
 		if err != nil {
 			return nil
 		}
-		var s *workload.Stmt
+		var s *worker.Stmt
 		s, err = w.sess.Prepare(q)
 		return s
 	}
 	t := w.r.test
 	switch t.custom {
 	case randomPointsEvent:
-		w.one = prep("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + workload.Repeat("?", ", ", o.RandomPoints) + ")")
+		w.one = prep("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + worker.Repeat("?", ", ", o.RandomPoints) + ")")
 		w.rlen = o.TableSize / int64(max(o.Threads, 1))
 		return err
 	case randomRangesEvent:
-		w.one = prep("SELECT count(k) FROM sbtest1 WHERE " + workload.Repeat("k BETWEEN ? AND ?", " OR ", o.NumberOfRanges))
+		w.one = prep("SELECT count(k) FROM sbtest1 WHERE " + worker.Repeat("k BETWEEN ? AND ?", " OR ", o.NumberOfRanges))
 		w.rlen = o.TableSize / int64(max(o.Threads, 1))
 		return err
 	case insertEvent, bulkInsertEvent:
@@ -111,7 +112,7 @@ func (w *worker) prepare() error {
 		if !kinds[k] {
 			continue
 		}
-		w.stmts[k] = make([]*workload.Stmt, o.Tables)
+		w.stmts[k] = make([]*worker.Stmt, o.Tables)
 		for n := 1; n <= o.Tables; n++ {
 			w.stmts[k][n-1] = prep(fmt.Sprintf(stmtDefs[k], n))
 		}
@@ -119,10 +120,10 @@ func (w *worker) prepare() error {
 	return err
 }
 
-func (w *worker) id() int64 { return w.st.rand.Default(1, w.r.o.TableSize) }
+func (w *testWorker) id() int64 { return w.st.rand.Default(1, w.r.o.TableSize) }
 
 // Event runs one sysbench event.
-func (w *worker) Event() (int, error) {
+func (w *testWorker) Event() (int, error) {
 	switch w.r.test.custom {
 	case insertEvent:
 		return 0, w.insert()
@@ -198,7 +199,7 @@ func (w *worker) Event() (int, error) {
 	return 0, nil
 }
 
-func (w *worker) insert() error {
+func (w *testWorker) insert() error {
 	o := &w.r.o
 	rnd := w.st.rand
 	tn := rnd.Uniform(1, int64(o.Tables))
@@ -232,13 +233,13 @@ func (w *worker) insert() error {
 
 // randomBounds returns the thread's own slice of the key space, so that
 // threads do not overlap (as select_random_points.lua does).
-func (w *worker) randomBounds() (int64, int64) {
+func (w *testWorker) randomBounds() (int64, int64) {
 	tid := int64(w.th.ID % max(w.r.o.Threads, 1))
 	lo := w.rlen * tid
 	return lo, lo + w.rlen
 }
 
-func (w *worker) randomPoints() error {
+func (w *testWorker) randomPoints() error {
 	lo, hi := w.randomBounds()
 	for i := 0; i < w.r.o.RandomPoints; i++ {
 		w.one.Int(i, w.st.rand.Default(lo, hi))
@@ -250,7 +251,7 @@ func (w *worker) randomPoints() error {
 	return nil
 }
 
-func (w *worker) randomRanges() error {
+func (w *testWorker) randomRanges() error {
 	lo, hi := w.randomBounds()
 	for i := 0; i < w.r.o.NumberOfRanges; i++ {
 		v := w.st.rand.Default(lo, hi)
@@ -266,7 +267,7 @@ func (w *worker) randomRanges() error {
 
 // bulkInsert adds one row to the thread's multi-row INSERT and sends it when
 // it reaches the packet size; the rest goes at the end of the run.
-func (w *worker) bulkInsert() error {
+func (w *testWorker) bulkInsert() error {
 	w.st.bulkRow++
 	if len(w.buf) == 0 {
 		w.buf = append(w.buf, "INSERT INTO sbtest"...)
@@ -286,7 +287,7 @@ func (w *worker) bulkInsert() error {
 	return nil
 }
 
-func (w *worker) flushBulk() error {
+func (w *testWorker) flushBulk() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
@@ -301,7 +302,7 @@ func (w *worker) flushBulk() error {
 }
 
 // Rollback ends the transaction a failed event left open.
-func (w *worker) Rollback() error {
+func (w *testWorker) Rollback() error {
 	if w.r.test.custom == bulkInsertEvent {
 		w.buf = w.buf[:0]
 	}
@@ -309,7 +310,7 @@ func (w *worker) Rollback() error {
 }
 
 // Close sends what bulk_insert still holds and closes the statements.
-func (w *worker) Close() error {
+func (w *testWorker) Close() error {
 	var err error
 	if w.r.test.custom == bulkInsertEvent {
 		err = w.flushBulk()

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
+	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
@@ -23,7 +23,7 @@ import (
 var RetryErrors = []string{"1213", "1205", "9007", "8002", "8022"}
 
 func init() {
-	bench.Register(bench.Spec{
+	workload.Register(workload.Spec{
 		Name:        "tpcc",
 		Use:         "<prepare|run|check|cleanup> [options]",
 		Example:     "oltpbench tpcc run --warehouses=10",
@@ -37,15 +37,15 @@ func init() {
 			"deadlock (1213), lock wait timeout (1205) and TiDB's write conflicts (9007, 8002, 8022)",
 		CSVFlags: []string{"warehouses", "partitions", "schema", "foreign-keys", "props"},
 		Outputs:  []string{OutputBenchmarkSQL},
-		Describe: func(name string) (bench.Description, bool) {
-			return bench.Description{Title: "TPC-C", Rank: 99, Compact: true}, name == "tpcc"
+		Describe: func(name string) (workload.Description, bool) {
+			return workload.Description{Title: "TPC-C", Rank: 99, Compact: true}, name == "tpcc"
 		},
-		New: func() bench.Workload { return &workloadTPCC{} },
+		New: func() workload.Workload { return &workloadTPCC{} },
 	})
 }
 
 type workloadTPCC struct {
-	ro         *bench.RunOptions
+	ro         *workload.RunOptions
 	seed       uint64
 	warehouses int64
 	partitions int
@@ -67,12 +67,12 @@ type workloadTPCC struct {
 	which      []int
 }
 
-func (w *workloadTPCC) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
+func (w *workloadTPCC) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	w.ro = ro
 	fs.Int64Var(&w.warehouses, "warehouses", 10, "number of warehouses")
-	bench.SecondsVar(fs, &ro.Time, "time", 60*time.Second, "measured run time: seconds, or a duration like 10m")
-	bench.SecondsVar(fs, &ro.Warmup, "ramp", 0, "warm-up before measuring, excluded from results (seconds or a duration)")
-	bench.SecondsVar(fs, &ro.ReportInterval, "report-interval", 10*time.Second, "interval of the per-type lines (0: none)")
+	workload.SecondsVar(fs, &ro.Time, "time", 60*time.Second, "measured run time: seconds, or a duration like 10m")
+	workload.SecondsVar(fs, &ro.Warmup, "ramp", 0, "warm-up before measuring, excluded from results (seconds or a duration)")
+	workload.SecondsVar(fs, &ro.ReportInterval, "report-interval", 10*time.Second, "interval of the per-type lines (0: none)")
 	fs.IntVar(&w.partitions, "partitions", 0, "hash-partition the warehouse-keyed tables by warehouse into N partitions")
 	options.AddBool(fs, &w.wait, "wait", false, "keying and think times, 10 terminals per warehouse (the spec's mode)")
 	fs.StringVar(&w.weights, "weights", "45,43,4,4,4", "deck of new_order,payment,order_status,delivery,stock_level")
@@ -89,7 +89,7 @@ func (w *workloadTPCC) Flags(fs *pflag.FlagSet, ro *bench.RunOptions) {
 	fs.Int64Var(&ro.Seed, "rand-seed", 0, "seed of the run's inputs; 0 uses the current time")
 }
 
-func (w *workloadTPCC) Setup(s *bench.Setup) error {
+func (w *workloadTPCC) Setup(s *workload.Setup) error {
 	if len(s.Args) != 0 {
 		return fmt.Errorf("unexpected argument(s) %q: tpcc has no tests to name", strings.Join(s.Args, " "))
 	}
@@ -142,9 +142,9 @@ func (w *workloadTPCC) Setup(s *bench.Setup) error {
 
 func (w *workloadTPCC) Name() string { return "tpcc" }
 
-func (w *workloadTPCC) Dataset() workload.Dataset {
+func (w *workloadTPCC) Dataset() dataset.Dataset {
 	c := Constants(w.seed)
-	return workload.Dataset{Workload: "tpcc", Tables: Tables(w.schema, w.warehouses, w.seed, w.partitions, w.fks), Meta: map[string]string{
+	return dataset.Dataset{Workload: "tpcc", Tables: Tables(w.schema, w.warehouses, w.seed, w.partitions, w.fks), Meta: map[string]string{
 		"warehouses": strconv.FormatInt(w.warehouses, 10), "partitions": strconv.Itoa(w.partitions), "schema": w.schema.Name,
 		"c_last_load": strconv.FormatInt(c.Last, 10), "c_last_run": strconv.FormatInt(c.LastRun, 10),
 		"c_id": strconv.FormatInt(c.ID, 10), "ol_i_id": strconv.FormatInt(c.Item, 10)}}
@@ -160,8 +160,8 @@ func (w *workloadTPCC) Metric() result.Metric {
 		PerSeconds: 60, LatencyOp: TxNames[NewOrder]}
 }
 
-func (w *workloadTPCC) Hooks() bench.Hooks {
-	return bench.Hooks{Validate: w.validate, Check: w.check}
+func (w *workloadTPCC) Hooks() workload.Hooks {
+	return workload.Hooks{Validate: w.validate, Check: w.check}
 }
 
 // validate finds the tables and the warehouse count of the data.
@@ -255,7 +255,7 @@ func (w *workloadTPCC) check(ctx context.Context, db *sql.DB, threads int, out i
 	return nil
 }
 
-func (w *workloadTPCC) NewRun(c bench.RunConfig) (bench.Run, error) {
+func (w *workloadTPCC) NewRun(c workload.RunConfig) (workload.Run, error) {
 	seed := w.seed
 	if s, ok := c.Record["seed"]; ok {
 		// The run's C_LAST constant must differ from the load's by the delta rule.
@@ -292,7 +292,7 @@ func (w *workloadTPCC) NewRun(c bench.RunConfig) (bench.Run, error) {
 type tpccRun struct {
 	*Run
 	rep   *Report
-	c     bench.RunConfig
+	c     workload.RunConfig
 	w     *workloadTPCC
 	bmsql bool       // BenchmarkSQL's output
 	dir   *resultDir // BenchmarkSQL's result directory, or nil
@@ -301,7 +301,7 @@ type tpccRun struct {
 func (r *tpccRun) Ops() []string { return TxNames }
 
 func (r *tpccRun) Header() {
-	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v, stock update %s\n", bench.Tool,
+	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v, stock update %s\n", workload.Tool,
 		r.w.warehouses, r.c.Threads, r.c.Options.Time, r.c.Options.Warmup, r.w.wait, r.w.stockUpd)
 	// As BenchmarkSQL logs them: the delta rule (clause 2.1.6.1) can be read off.
 	if r.bmsql {
@@ -343,7 +343,7 @@ func (r *tpccRun) Final(f *runner.Final) map[string]float64 {
 		}
 		runMins := strconv.FormatFloat(r.c.Options.Time.Minutes(), 'f', -1, 64)
 		info := "run,driver,driverVersion,db,sessionStart,runMins,loadWarehouses,runWarehouses,numSUTThreads,limitTxnsPerMin,thinkTimeMultiplier,keyingTimeMultiplier\n" +
-			fmt.Sprintf("1,oltpbench,%s,mysql,%s,%s,%d,%d,%d,%s,%s,%s\n", strings.TrimPrefix(bench.Tool, "oltpbench "),
+			fmt.Sprintf("1,oltpbench,%s,mysql,%s,%s,%d,%d,%d,%s,%s,%s\n", strings.TrimPrefix(workload.Tool, "oltpbench "),
 				r.Run.start.Format("2006-01-02 15:04:05"), runMins, r.w.warehouses, r.w.warehouses, r.c.Threads,
 				strconv.FormatFloat(r.w.limitTpm, 'f', -1, 64), mult, mult)
 		if err := r.dir.close(info); err != nil {

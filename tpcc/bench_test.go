@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/oltpbench/oltpbench/csvgen"
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 // Generation and CSV encoding per row, the CSV and LOAD DATA hot path:
 // allocations per row must stay at zero (run with -benchmem).
 func benchTable(b *testing.B, name string) {
-	var tab workload.Table
+	var tab dataset.Table
 	for _, t := range Tables(SchemaTPCC, 1, 1, 0, false) {
 		if t.Name == name {
 			tab = t
@@ -23,7 +24,7 @@ func benchTable(b *testing.B, name string) {
 		}
 		return nil
 	}
-	r := workload.NewRand(1)
+	r := random.NewRand(1)
 	per := min(tab.ChunkRows, 1000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i += int(per) {

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 // BenchmarkSQL 5.0's layout (its MySQL tableCreates.sql, written here from
@@ -94,16 +95,16 @@ func historyPKExtra(partitions int) string {
 
 // configTable is bmsql_config: the warehouse count and the load's C
 // constants, which BenchmarkSQL's runs (and oltpbench's) read back.
-func configTable(w int64, c NURandC) workload.Table {
+func configTable(w int64, c NURandC) dataset.Table {
 	rows := [][2]string{
 		{"nURandCC_ID", strconv.FormatInt(c.ID, 10)},
 		{"nURandCI_ID", strconv.FormatInt(c.Item, 10)},
 		{"nURandCLast", strconv.FormatInt(c.Last, 10)},
 		{"warehouses", strconv.FormatInt(w, 10)},
 	}
-	return workload.Table{Name: ConfigTable, DDL: "CREATE TABLE " + ConfigTable + " (\n  cfg_name VARCHAR(30) NOT NULL, cfg_value VARCHAR(50),\n  PRIMARY KEY (cfg_name))",
+	return dataset.Table{Name: ConfigTable, DDL: "CREATE TABLE " + ConfigTable + " (\n  cfg_name VARCHAR(30) NOT NULL, cfg_value VARCHAR(50),\n  PRIMARY KEY (cfg_name))",
 		Columns: []string{"cfg_name", "cfg_value"}, Rows: int64(len(rows)), ChunkRows: int64(len(rows)),
-		Gen: func(_ *workload.Rand, first, n int64, wr workload.RowWriter) error {
+		Gen: func(_ *random.Rand, first, n int64, wr dataset.RowWriter) error {
 			for _, r := range rows[first : first+n] {
 				wr.Str(r[0])
 				wr.Str(r[1])
@@ -118,7 +119,7 @@ func configTable(w int64, c NURandC) workload.Table {
 // runConstant picks the run's C for C_LAST from the load's by the delta
 // rule (clause 2.1.6.1): 65 <= |run - load| <= 119, and not 96 or 112.
 func runConstant(load int64, seed uint64) int64 {
-	r := workload.NewRand(seed, 0x6c617374)
+	r := random.NewRand(seed, 0x6c617374)
 	for {
 		if c := r.Uniform(0, 255); deltaOK(load, c) == nil {
 			return c

@@ -1,7 +1,8 @@
 package tpcc
 
 import (
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 // Tables returns the dataset of w warehouses: DDL and generators that make
@@ -11,14 +12,14 @@ import (
 //
 // s names the tables and writes their DDL; the rows are drawn the same way
 // in every layout (columns are named, so their order does not matter).
-func Tables(s *Schema, w int64, seed uint64, partitions int, foreignKeys bool) []workload.Table {
+func Tables(s *Schema, w int64, seed uint64, partitions int, foreignKeys bool) []dataset.Table {
 	d := s.ddl(partitions, foreignKeys)
 	c := Constants(seed)
-	perWare := func(name string, cols []string, key string, rowsPerWare int64, gen func(r *workload.Rand, first, n int64, wr workload.RowWriter) error) workload.Table {
-		return workload.Table{Name: name, DDL: d[name], Columns: cols, Rows: rowsPerWare * w, ChunkRows: rowsPerWare,
+	perWare := func(name string, cols []string, key string, rowsPerWare int64, gen func(r *random.Rand, first, n int64, wr dataset.RowWriter) error) dataset.Table {
+		return dataset.Table{Name: name, DDL: d[name], Columns: cols, Rows: rowsPerWare * w, ChunkRows: rowsPerWare,
 			KeyColumn: key, KeyOf: func(row int64) int64 { return row/rowsPerWare + 1 }, Gen: gen}
 	}
-	tables := []workload.Table{
+	tables := []dataset.Table{
 		{Name: "item", DDL: d["item"], Columns: []string{"i_id", "i_im_id", "i_name", "i_price", "i_data"}, Rows: Items, ChunkRows: 10000,
 			KeyColumn: "i_id", KeyOf: func(row int64) int64 { return row + 1 }, Gen: genItem},
 		{Name: "warehouse", DDL: d["warehouse"], Columns: []string{"w_id", "w_name", "w_street_1", "w_street_2", "w_city", "w_state", "w_zip", "w_tax", "w_ytd"},
@@ -27,18 +28,18 @@ func Tables(s *Schema, w int64, seed uint64, partitions int, foreignKeys bool) [
 			Rows: w * DistPerWare, ChunkRows: 100 * DistPerWare, KeyColumn: "d_w_id", KeyOf: func(row int64) int64 { return row/DistPerWare + 1 }, Gen: genDistrict},
 		perWare("customer", []string{"c_id", "c_d_id", "c_w_id", "c_first", "c_middle", "c_last", "c_street_1", "c_street_2", "c_city", "c_state", "c_zip",
 			"c_phone", "c_since", "c_credit", "c_credit_lim", "c_discount", "c_balance", "c_ytd_payment", "c_payment_cnt", "c_delivery_cnt", "c_data"},
-			"c_w_id", DistPerWare*CustPerDist, func(r *workload.Rand, first, n int64, wr workload.RowWriter) error {
+			"c_w_id", DistPerWare*CustPerDist, func(r *random.Rand, first, n int64, wr dataset.RowWriter) error {
 				return genCustomer(r, c, first, n, wr)
 			}),
 		perWare("history", []string{"h_c_id", "h_c_d_id", "h_c_w_id", "h_d_id", "h_w_id", "h_date", "h_amount", "h_data"},
 			"h_w_id", DistPerWare*CustPerDist, genHistory),
 		perWare("orders", []string{"o_id", "o_d_id", "o_w_id", "o_c_id", "o_entry_d", "o_carrier_id", "o_ol_cnt", "o_all_local"},
-			"o_w_id", DistPerWare*OrdPerDist, func(r *workload.Rand, first, n int64, wr workload.RowWriter) error {
+			"o_w_id", DistPerWare*OrdPerDist, func(r *random.Rand, first, n int64, wr dataset.RowWriter) error {
 				return genOrders(r, seed, first, n, wr)
 			}),
 		perWare("new_order", []string{"no_o_id", "no_d_id", "no_w_id"}, "no_w_id", DistPerWare*(OrdPerDist-NewOrdFirst+1), genNewOrder),
 		perWare("order_line", []string{"ol_o_id", "ol_d_id", "ol_w_id", "ol_number", "ol_i_id", "ol_supply_w_id", "ol_delivery_d", "ol_quantity", "ol_amount", "ol_dist_info"},
-			"ol_w_id", DistPerWare*OrdPerDist, func(r *workload.Rand, first, n int64, wr workload.RowWriter) error {
+			"ol_w_id", DistPerWare*OrdPerDist, func(r *random.Rand, first, n int64, wr dataset.RowWriter) error {
 				return genOrderLines(r, seed, first, n, wr)
 			}),
 		perWare("stock", []string{"s_i_id", "s_w_id", "s_quantity", "s_dist_01", "s_dist_02", "s_dist_03", "s_dist_04", "s_dist_05", "s_dist_06",
@@ -54,7 +55,7 @@ func Tables(s *Schema, w int64, seed uint64, partitions int, foreignKeys bool) [
 	return tables
 }
 
-func genItem(r *workload.Rand, first, n int64, w workload.RowWriter) error {
+func genItem(r *random.Rand, first, n int64, w dataset.RowWriter) error {
 	b := make([]byte, 0, 64)
 	for row := first; row < first+n; row++ {
 		w.Int(row + 1)
@@ -70,7 +71,7 @@ func genItem(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 }
 
 // address writes street 1 and 2, city, state and zip.
-func address(w workload.RowWriter, r *workload.Rand, b []byte) {
+func address(w dataset.RowWriter, r *random.Rand, b []byte) {
 	w.Plain(aString(b[:0], r, 10, 20))
 	w.Plain(aString(b[:0], r, 10, 20))
 	w.Plain(aString(b[:0], r, 10, 20))
@@ -78,7 +79,7 @@ func address(w workload.RowWriter, r *workload.Rand, b []byte) {
 	w.Plain(zip(b[:0], r))
 }
 
-func genWarehouse(r *workload.Rand, first, n int64, w workload.RowWriter) error {
+func genWarehouse(r *random.Rand, first, n int64, w dataset.RowWriter) error {
 	b := make([]byte, 0, 32)
 	for row := first; row < first+n; row++ {
 		w.Int(row + 1)
@@ -93,7 +94,7 @@ func genWarehouse(r *workload.Rand, first, n int64, w workload.RowWriter) error 
 	return nil
 }
 
-func genDistrict(r *workload.Rand, first, n int64, w workload.RowWriter) error {
+func genDistrict(r *random.Rand, first, n int64, w dataset.RowWriter) error {
 	b := make([]byte, 0, 32)
 	for row := first; row < first+n; row++ {
 		w.Int(row%DistPerWare + 1)
@@ -110,7 +111,7 @@ func genDistrict(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 	return nil
 }
 
-func genCustomer(r *workload.Rand, c NURandC, first, n int64, w workload.RowWriter) error {
+func genCustomer(r *random.Rand, c NURandC, first, n int64, w dataset.RowWriter) error {
 	b := make([]byte, 0, 512)
 	for row := first; row < first+n; row++ {
 		cid := row%CustPerDist + 1
@@ -146,7 +147,7 @@ func genCustomer(r *workload.Rand, c NURandC, first, n int64, w workload.RowWrit
 	return nil
 }
 
-func genHistory(r *workload.Rand, first, n int64, w workload.RowWriter) error {
+func genHistory(r *random.Rand, first, n int64, w dataset.RowWriter) error {
 	b := make([]byte, 0, 32)
 	for row := first; row < first+n; row++ {
 		wid, did := row/(DistPerWare*CustPerDist)+1, row%(DistPerWare*CustPerDist)/CustPerDist+1
@@ -165,7 +166,7 @@ func genHistory(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 	return nil
 }
 
-func genOrders(r *workload.Rand, seed uint64, first, n int64, w workload.RowWriter) error {
+func genOrders(r *random.Rand, seed uint64, first, n int64, w dataset.RowWriter) error {
 	perm := make([]int32, CustPerDist)
 	permFor := int64(-1)
 	for row := first; row < first+n; row++ {
@@ -193,7 +194,7 @@ func genOrders(r *workload.Rand, seed uint64, first, n int64, w workload.RowWrit
 	return nil
 }
 
-func genNewOrder(r *workload.Rand, first, n int64, w workload.RowWriter) error {
+func genNewOrder(r *random.Rand, first, n int64, w dataset.RowWriter) error {
 	const per = OrdPerDist - NewOrdFirst + 1
 	for row := first; row < first+n; row++ {
 		w.Int(NewOrdFirst + row%per)
@@ -207,7 +208,7 @@ func genNewOrder(r *workload.Rand, first, n int64, w workload.RowWriter) error {
 }
 
 // genOrderLines: row numbers index orders; each writes its O_OL_CNT lines.
-func genOrderLines(r *workload.Rand, seed uint64, first, n int64, w workload.RowWriter) error {
+func genOrderLines(r *random.Rand, seed uint64, first, n int64, w dataset.RowWriter) error {
 	b := make([]byte, 0, 32)
 	for row := first; row < first+n; row++ {
 		wid, did, oid := row/(DistPerWare*OrdPerDist)+1, row%(DistPerWare*OrdPerDist)/OrdPerDist+1, row%OrdPerDist+1
@@ -239,7 +240,7 @@ func genOrderLines(r *workload.Rand, seed uint64, first, n int64, w workload.Row
 	return nil
 }
 
-func genStock(r *workload.Rand, first, n int64, w workload.RowWriter) error {
+func genStock(r *random.Rand, first, n int64, w dataset.RowWriter) error {
 	b := make([]byte, 0, 64)
 	for row := first; row < first+n; row++ {
 		w.Int(row%StockPerWare + 1)

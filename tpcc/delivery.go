@@ -3,14 +3,14 @@ package tpcc
 import (
 	"database/sql/driver"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // delivery is clause 2.7.4: the oldest undelivered order of each of the
 // ten districts, all in one transaction.
 type delivery struct {
-	noMin, noDel, orderCust, orderCarrier *workload.Stmt
-	olDeliv, olSum, custDeliv             *workload.Stmt
+	noMin, noDel, orderCust, orderCarrier *worker.Stmt
+	olDeliv, olSum, custDeliv             *worker.Stmt
 	sum                                   []byte // reused
 }
 
@@ -25,9 +25,9 @@ func (t *delivery) prepare(p *preparer) {
 }
 
 // inputs: clause 2.7.1, a carrier.
-func (t *delivery) inputs(w *worker, in *txInput) { in.carrier = w.st.rand.Uniform(1, 10) }
+func (t *delivery) inputs(w *terminal, in *txInput) { in.carrier = w.st.rand.Uniform(1, 10) }
 
-func (t *delivery) run(w *worker, in *txInput) error {
+func (t *delivery) run(w *terminal, in *txInput) error {
 	if err := w.begin.Exec(); err != nil {
 		return err
 	}

@@ -5,16 +5,16 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // newOrder is clause 2.4. Stock rows are locked in (warehouse, item) order,
 // which keeps concurrent New-Orders from deadlocking on each other.
 type newOrder struct {
-	custWare, distForUpd, distUpd, insOrder, insNewOrder *workload.Stmt
-	items, stock, stockUpd, stockUpdLine                 *workload.Stmt
-	insLines                                             [maxLines + 1]*workload.Stmt // by line count, prepared when first needed
-	sess                                                 *workload.Session
+	custWare, distForUpd, distUpd, insOrder, insNewOrder *worker.Stmt
+	items, stock, stockUpd, stockUpdLine                 *worker.Stmt
+	insLines                                             [maxLines + 1]*worker.Stmt // by line count, prepared when first needed
+	sess                                                 *worker.Session
 	schema                                               *Schema
 	changes                                              []stockChange // reused
 }
@@ -28,8 +28,8 @@ func (t *newOrder) prepare(p *preparer) {
 	t.insNewOrder = p.stmt("INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)")
 	// One statement for any number of lines: unused IN slots repeat the first
 	// value, which changes neither the rows nor the locks.
-	t.items = p.stmt("SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + workload.Repeat("?", ", ", maxLines) + ")")
-	t.stock = p.stmt("SELECT s_i_id, s_w_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE (s_w_id, s_i_id) IN (" + workload.Repeat("(?, ?)", ", ", maxLines) + ") FOR UPDATE")
+	t.items = p.stmt("SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + worker.Repeat("?", ", ", maxLines) + ")")
+	t.stock = p.stmt("SELECT s_i_id, s_w_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE (s_w_id, s_i_id) IN (" + worker.Repeat("(?, ?)", ", ", maxLines) + ") FOR UPDATE")
 	// All of an order's stock rows in one statement, not one per line: the
 	// rows are those locked above, each set to the values the lines applied
 	// in turn would leave (bindStockUpdate lays out the parameters).
@@ -39,12 +39,12 @@ func (t *newOrder) prepare(p *preparer) {
 	}
 	t.stockUpd = p.stmt("UPDATE stock SET s_quantity = " + stockCase + ", s_ytd = s_ytd + " + stockCase +
 		", s_order_cnt = s_order_cnt + " + stockCase + ", s_remote_cnt = s_remote_cnt + " + stockCase +
-		" WHERE (s_w_id, s_i_id) IN (" + workload.Repeat("(?, ?)", ", ", maxLines) + ")")
+		" WHERE (s_w_id, s_i_id) IN (" + worker.Repeat("(?, ?)", ", ", maxLines) + ")")
 }
 
 // inputs: clause 2.4.1. 1% of orders end on an unused item and roll back;
 // 1% of lines come from another warehouse.
-func (t *newOrder) inputs(w *worker, in *txInput) {
+func (t *newOrder) inputs(w *terminal, in *txInput) {
 	r, c := w.st.rand, w.r.c
 	in.cid = NURand(r, 1023, c.ID, 1, CustPerDist)
 	in.olCnt = int(r.Uniform(minLines, maxLines))
@@ -67,7 +67,7 @@ func (t *newOrder) inputs(w *worker, in *txInput) {
 // CASEs of the stock update; item ids stay below it.
 const stockKeyMul = 1000000
 
-var stockCase = "CASE s_w_id * " + strconv.Itoa(stockKeyMul) + " + s_i_id " + workload.Repeat("WHEN ? THEN ?", " ", maxLines) + " END"
+var stockCase = "CASE s_w_id * " + strconv.Itoa(stockKeyMul) + " + s_i_id " + worker.Repeat("WHEN ? THEN ?", " ", maxLines) + " END"
 
 // stockChange is what an order does to one stock row: the final quantity,
 // and the sums its lines add to the counters.
@@ -80,7 +80,7 @@ func (c stockChange) columns() [4]int64 { return [4]int64{c.qty, c.ytd, c.cnt, c
 // one): each CASE gets a (row key, value) pair per slot, then the IN list a
 // (warehouse, item) pair per slot. Unused slots repeat the last row, which
 // matches the same row with the same values.
-func bindStockUpdate(st *workload.Stmt, changes []stockChange) {
+func bindStockUpdate(st *worker.Stmt, changes []stockChange) {
 	slot := func(j int) stockChange { return changes[min(j, len(changes)-1)] }
 	b := st.Bind()
 	for col := range 4 {
@@ -100,7 +100,7 @@ type stockRow struct {
 	dist []byte
 }
 
-func (t *newOrder) run(w *worker, in *txInput) error {
+func (t *newOrder) run(w *terminal, in *txInput) error {
 	if err := w.begin.Exec(); err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (t *newOrder) run(w *worker, in *txInput) error {
 		return err
 	}
 	if t.insLines[n] == nil {
-		st, err := t.sess.Prepare(t.schema.SQL("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " + workload.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?)", ", ", n)))
+		st, err := t.sess.Prepare(t.schema.SQL("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " + worker.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?)", ", ", n)))
 		if err != nil {
 			return err
 		}

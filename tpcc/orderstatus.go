@@ -3,12 +3,12 @@ package tpcc
 import (
 	"database/sql/driver"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // orderStatus is clause 2.6 (read only).
 type orderStatus struct {
-	custByName, custSel, lastOrder, orderLines *workload.Stmt
+	custByName, custSel, lastOrder, orderLines *worker.Stmt
 }
 
 func (t *orderStatus) prepare(p *preparer) {
@@ -19,9 +19,9 @@ func (t *orderStatus) prepare(p *preparer) {
 }
 
 // inputs: clause 2.6.1, a customer of the home district.
-func (t *orderStatus) inputs(w *worker, in *txInput) { w.customer(in) }
+func (t *orderStatus) inputs(w *terminal, in *txInput) { w.customer(in) }
 
-func (t *orderStatus) run(w *worker, in *txInput) error {
+func (t *orderStatus) run(w *terminal, in *txInput) error {
 	if err := w.begin.Exec(); err != nil {
 		return err
 	}

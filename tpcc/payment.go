@@ -4,15 +4,15 @@ import (
 	"database/sql/driver"
 	"fmt"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // payment is clause 2.5. The warehouse row, which every Payment of the
 // warehouse updates, is updated last so its lock is held the shortest.
 type payment struct {
-	distYtd, distSel, wareSel, wareUpd  *workload.Stmt
-	custByName, custForUpd, custData    *workload.Stmt
-	custUpdBC, custUpd, insHist         *workload.Stmt
+	distYtd, distSel, wareSel, wareUpd  *worker.Stmt
+	custByName, custForUpd, custData    *worker.Stmt
+	custUpdBC, custUpd, insHist         *worker.Stmt
 	dName, wName, cdata, newData, hdata []byte // reused
 }
 
@@ -31,7 +31,7 @@ func (t *payment) prepare(p *preparer) {
 
 // inputs: clause 2.5.1. 15% of payments are for a customer of another
 // warehouse.
-func (t *payment) inputs(w *worker, in *txInput) {
+func (t *payment) inputs(w *terminal, in *txInput) {
 	r := w.st.rand
 	if w.r.cfg.Warehouses > 1 && r.Uniform(1, 100) > 85 {
 		in.cd, in.cw = r.Uniform(1, DistPerWare), w.other(in.w)
@@ -40,7 +40,7 @@ func (t *payment) inputs(w *worker, in *txInput) {
 	in.amount = float64(r.Uniform(100, 500000)) / 100
 }
 
-func (t *payment) run(w *worker, in *txInput) error {
+func (t *payment) run(w *terminal, in *txInput) error {
 	if err := w.begin.Exec(); err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 func writeProps(t *testing.T, text string) *props {
@@ -106,14 +106,14 @@ func TestPropsBadInput(t *testing.T) {
 // terminalWarehouseFixed=false: one terminal's transactions go to every
 // warehouse; fixed, to its own.
 func TestRandomHomeWarehouse(t *testing.T) {
-	for _, random := range []bool{false, true} {
-		r := NewRun(Config{Warehouses: 5, Threads: 10, Weights: DefaultWeights, RandomHome: random, RunSeed: 3})
+	for _, randomHome := range []bool{false, true} {
+		r := NewRun(Config{Warehouses: 5, Threads: 10, Weights: DefaultWeights, RandomHome: randomHome, RunSeed: 3})
 		st := &threadState{rand: nil, pending: -1, next: -1, last: -1}
-		w := &worker{r: r, st: st}
+		w := &terminal{r: r, st: st}
 		for tx, x := range transactions {
 			w.tx[tx] = x.new()
 		}
-		st.rand = workload.NewRand(3)
+		st.rand = random.NewRand(3)
 		st.deck = append([]int(nil), r.deck...)
 		st.pos = len(st.deck)
 		st.homes = []int64{2}
@@ -123,8 +123,8 @@ func TestRandomHomeWarehouse(t *testing.T) {
 			seen[st.in.w] = true
 			st.next = -1
 		}
-		if random && len(seen) != 5 || !random && (len(seen) != 1 || !seen[2]) {
-			t.Errorf("random %v: warehouses used %v", random, seen)
+		if randomHome && len(seen) != 5 || !randomHome && (len(seen) != 1 || !seen[2]) {
+			t.Errorf("random home %v: warehouses used %v", randomHome, seen)
 		}
 	}
 }

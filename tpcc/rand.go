@@ -6,7 +6,7 @@
 package tpcc
 
 import (
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 // Constants of the population (clause 4.3.3.1) and the spec's sizes.
@@ -35,7 +35,7 @@ type NURandC struct {
 // Constants derives the load and run constants from the dataset seed, so the
 // run needs no more than the seed to respect the delta rule (2.1.6.1).
 func Constants(seed uint64) NURandC {
-	r := workload.NewRand(seed, 0xC0C0)
+	r := random.NewRand(seed, 0xC0C0)
 	c := NURandC{Last: r.Uniform(0, 255), ID: r.Uniform(0, 1023), Item: r.Uniform(0, 8191)}
 	for {
 		run := r.Uniform(0, 255)
@@ -51,7 +51,7 @@ func Constants(seed uint64) NURandC {
 }
 
 // NURand is the spec's non-uniform random number in [x, y].
-func NURand(r *workload.Rand, a, c, x, y int64) int64 {
+func NURand(r *random.Rand, a, c, x, y int64) int64 {
 	return ((r.Uniform(0, a)|r.Uniform(x, y))+c)%(y-x+1) + x
 }
 
@@ -75,7 +75,7 @@ var alnumByte = func() (t [256]byte) {
 
 // aString appends a random alphanumeric string of length [lo, hi], eight
 // characters per random word.
-func aString(b []byte, r *workload.Rand, lo, hi int64) []byte {
+func aString(b []byte, r *random.Rand, lo, hi int64) []byte {
 	n := int(r.Uniform(lo, hi))
 	start := len(b)
 	b = append(b, make([]byte, n)...)
@@ -98,7 +98,7 @@ func aString(b []byte, r *workload.Rand, lo, hi int64) []byte {
 }
 
 // nString appends n random digits.
-func nString(b []byte, r *workload.Rand, n int) []byte {
+func nString(b []byte, r *random.Rand, n int) []byte {
 	var x uint64
 	for i := 0; i < n; i++ {
 		if i%19 == 0 {
@@ -111,10 +111,10 @@ func nString(b []byte, r *workload.Rand, n int) []byte {
 }
 
 // zip appends 4 random digits and "11111".
-func zip(b []byte, r *workload.Rand) []byte { return append(nString(b, r, 4), "11111"...) }
+func zip(b []byte, r *random.Rand) []byte { return append(nString(b, r, 4), "11111"...) }
 
 // data appends I_DATA / S_DATA: [26, 50] characters, "ORIGINAL" in 10% of rows.
-func data(b []byte, r *workload.Rand) []byte {
+func data(b []byte, r *random.Rand) []byte {
 	start := len(b)
 	b = aString(b, r, 26, 50)
 	if r.Uniform(1, 10) == 1 {
@@ -143,7 +143,7 @@ func olCount(seed uint64, w, d, o int64) int64 { return minLines + int64(mix(see
 // customerPerm returns O_C_ID for orders 1..3000 of district (w, d): a
 // random permutation of customer ids (clause 4.3.3.1).
 func customerPerm(seed uint64, w, d int64, perm []int32) {
-	r := workload.NewRand(seed, 0x0C1D, uint64(w), uint64(d))
+	r := random.NewRand(seed, 0x0C1D, uint64(w), uint64(d))
 	for i := range perm {
 		perm[i] = int32(i + 1)
 	}

@@ -3,12 +3,12 @@ package tpcc
 import (
 	"database/sql/driver"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // stockLevel is clause 2.8 (read only): the terminal's own district.
 type stockLevel struct {
-	next, count *workload.Stmt
+	next, count *worker.Stmt
 }
 
 func (t *stockLevel) prepare(p *preparer) {
@@ -17,12 +17,12 @@ func (t *stockLevel) prepare(p *preparer) {
 }
 
 // inputs: clause 2.8.1, a threshold; the district is the terminal's.
-func (t *stockLevel) inputs(w *worker, in *txInput) {
+func (t *stockLevel) inputs(w *terminal, in *txInput) {
 	in.d = w.st.district
 	in.threshold = w.st.rand.Uniform(10, 20)
 }
 
-func (t *stockLevel) run(w *worker, in *txInput) error {
+func (t *stockLevel) run(w *terminal, in *txInput) error {
 	if err := w.begin.Exec(); err != nil {
 		return err
 	}

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/random"
 )
 
 func TestConstantsRespectDeltaRule(t *testing.T) {
@@ -21,7 +22,7 @@ func TestConstantsRespectDeltaRule(t *testing.T) {
 }
 
 func TestNURandRangeAndSkew(t *testing.T) {
-	r := workload.NewRand(1)
+	r := random.NewRand(1)
 	counts := map[int64]int{}
 	for i := 0; i < 200000; i++ {
 		v := NURand(r, 1023, 259, 1, 3000)
@@ -81,11 +82,11 @@ func itoa(v int64) string {
 	return string(b)
 }
 
-func gen(t *testing.T, tab workload.Table, chunk int64) [][]string {
+func gen(t *testing.T, tab dataset.Table, chunk int64) [][]string {
 	t.Helper()
 	first, n := tab.ChunkRange(chunk)
 	r := &rows{}
-	if err := tab.Gen(workload.NewRand(9, uint64(chunk)), first, n, r); err != nil {
+	if err := tab.Gen(random.NewRand(9, uint64(chunk)), first, n, r); err != nil {
 		t.Fatal(err)
 	}
 	for _, row := range r.vals {
@@ -98,7 +99,7 @@ func gen(t *testing.T, tab workload.Table, chunk int64) [][]string {
 
 // The population rules of clause 4.3.3.1 that the checks do not cover.
 func TestPopulation(t *testing.T) {
-	tabs := map[string]workload.Table{}
+	tabs := map[string]dataset.Table{}
 	for _, tb := range Tables(SchemaTPCC, 2, 9, 0, false) {
 		tabs[tb.Name] = tb
 	}

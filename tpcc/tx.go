@@ -10,7 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/random"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // Transaction types, in the order of the result's operations.
@@ -48,9 +49,9 @@ type transaction interface {
 	prepare(p *preparer)
 	// inputs draws the transaction's inputs (clause 2.x.1) beyond the home
 	// warehouse and district that every transaction gets.
-	inputs(w *worker, in *txInput)
+	inputs(w *terminal, in *txInput)
 	// run is the transaction's profile, one database transaction.
-	run(w *worker, in *txInput) error
+	run(w *terminal, in *txInput) error
 	// done counts a committed transaction in the audit.
 	done(a *Audit, in *txInput)
 }
@@ -163,7 +164,7 @@ func NewRun(cfg Config) *Run {
 
 // threadState is a terminal's state; it survives reconnects.
 type threadState struct {
-	rand     *workload.Rand
+	rand     *random.Rand
 	deck     []int
 	pos      int
 	homes    []int64 // warehouses this terminal uses
@@ -196,24 +197,24 @@ type line struct {
 	found             bool
 }
 
-type worker struct {
+type terminal struct {
 	r             *Run
-	th            *workload.Thread
+	th            *worker.Thread
 	st            *threadState
-	sess          *workload.Session
-	begin, commit *workload.Stmt
+	sess          *worker.Session
+	begin, commit *worker.Stmt
 	tx            [numTx]transaction
 	rows          *rowRecorder
 }
 
 // preparer prepares statements on a session and keeps the first error.
 type preparer struct {
-	sess *workload.Session
+	sess *worker.Session
 	cfg  *Config
 	err  error
 }
 
-func (p *preparer) stmt(q string) *workload.Stmt {
+func (p *preparer) stmt(q string) *worker.Stmt {
 	if p.err != nil {
 		return nil
 	}
@@ -223,10 +224,10 @@ func (p *preparer) stmt(q string) *workload.Stmt {
 }
 
 // NewWorker prepares a thread's statements on dc.
-func (r *Run) NewWorker(dc driver.Conn, th *workload.Thread) (workload.Worker, error) {
+func (r *Run) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error) {
 	st, _ := th.State.(*threadState)
 	if st == nil {
-		st = &threadState{rand: workload.NewRand(r.cfg.RunSeed, uint64(th.ID)), pending: -1, next: -1, last: -1}
+		st = &threadState{rand: random.NewRand(r.cfg.RunSeed, uint64(th.ID)), pending: -1, next: -1, last: -1}
 		st.deck = append([]int(nil), r.deck...)
 		st.pos = len(st.deck)
 		// Warehouses spread over threads: every warehouse is some thread's home.
@@ -242,7 +243,7 @@ func (r *Run) NewWorker(dc driver.Conn, th *workload.Thread) (workload.Worker, e
 		}
 		th.State = st
 	}
-	w := &worker{r: r, th: th, st: st, sess: workload.NewSession(dc, true)}
+	w := &terminal{r: r, th: th, st: st, sess: worker.NewSession(dc, true)}
 	if r.rows != nil {
 		w.rows = r.rows[th.ID]
 	}
@@ -259,7 +260,7 @@ func (r *Run) NewWorker(dc driver.Conn, th *workload.Thread) (workload.Worker, e
 	return w, nil
 }
 
-func (w *worker) home() int64 {
+func (w *terminal) home() int64 {
 	h := w.st.homes
 	if len(h) == 1 {
 		return h[0]
@@ -268,7 +269,7 @@ func (w *worker) home() int64 {
 }
 
 // other is a warehouse other than home, for remote lines and payments.
-func (w *worker) other(home int64) int64 {
+func (w *terminal) other(home int64) int64 {
 	W := w.r.cfg.Warehouses
 	if W == 1 {
 		return home
@@ -282,7 +283,7 @@ func (w *worker) other(home int64) int64 {
 
 // customer draws the customer of Payment and Order-Status: by last name 60%
 // of the time (clause 2.5.1.2).
-func (w *worker) customer(in *txInput) {
+func (w *terminal) customer(in *txInput) {
 	r, c := w.st.rand, w.r.c
 	in.byName = r.Uniform(1, 100) <= 60
 	if in.byName {
@@ -295,7 +296,7 @@ func (w *worker) customer(in *txInput) {
 // Wait draws the next transaction and, in --wait mode, sleeps the think time
 // of the last one and the keying time of the next (clause 5.2.5.7), outside
 // the measured response time. A transaction to redo needs no new draw.
-func (w *worker) Wait(stop <-chan struct{}) bool {
+func (w *terminal) Wait(stop <-chan struct{}) bool {
 	st := w.st
 	if st.pending >= 0 || st.next >= 0 {
 		return true
@@ -341,7 +342,7 @@ func (w *worker) Wait(stop <-chan struct{}) bool {
 }
 
 // Event runs the drawn transaction, or redoes a failed one with the same inputs.
-func (w *worker) Event() (int, error) {
+func (w *terminal) Event() (int, error) {
 	st := w.st
 	t := st.pending
 	if t < 0 {
@@ -374,10 +375,10 @@ func (w *worker) Event() (int, error) {
 }
 
 // Rollback ends the transaction a failed event left open.
-func (w *worker) Rollback() error { return w.sess.Exec("ROLLBACK") }
+func (w *terminal) Rollback() error { return w.sess.Exec("ROLLBACK") }
 
 // Close closes the statements.
-func (w *worker) Close() error { return w.sess.Close() }
+func (w *terminal) Close() error { return w.sess.Close() }
 
 func now() string { return time.Now().Format("2006-01-02 15:04:05") }
 
@@ -408,7 +409,7 @@ func asInt(v driver.Value) int64 {
 var errNoRow = errors.New("tpcc: expected row missing")
 
 // one runs a statement that must return a row.
-func one(st *workload.Stmt, fn func(row []driver.Value)) error {
+func one(st *worker.Stmt, fn func(row []driver.Value)) error {
 	n, err := st.Scan(func(row []driver.Value) error { fn(row); return nil })
 	if err == nil && n == 0 {
 		return errNoRow
@@ -420,7 +421,7 @@ func one(st *workload.Stmt, fn func(row []driver.Value)) error {
 // did): the drawn id, or, chosen by last name, the one in the middle of
 // those with the name ordered by first name (clause 2.5.2.2). byName runs
 // customerByNameSQL.
-func customerID(byName *workload.Stmt, wid, did int64, in *txInput) (int64, error) {
+func customerID(byName *worker.Stmt, wid, did int64, in *txInput) (int64, error) {
 	if !in.byName {
 		return in.cid, nil
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // These tests run command lines in-process, without a server, and compare
@@ -201,17 +201,17 @@ func TestCSVErrors(t *testing.T) {
 // --time takes seconds or a duration in every command; so does every
 // option of that kind.
 func TestTimeSpelling(t *testing.T) {
-	for _, spec := range bench.All() {
+	for _, spec := range workload.All() {
 		for _, c := range []struct {
 			arg  string
 			want time.Duration
-			got  func(*bench.RunOptions) time.Duration
+			got  func(*workload.RunOptions) time.Duration
 		}{
-			{"--time=10", 10 * time.Second, func(o *bench.RunOptions) time.Duration { return o.Time }},
-			{"--time=2.5", 2500 * time.Millisecond, func(o *bench.RunOptions) time.Duration { return o.Time }},
-			{"--time=5m", 5 * time.Minute, func(o *bench.RunOptions) time.Duration { return o.Time }},
-			{"--report-interval=1m", time.Minute, func(o *bench.RunOptions) time.Duration { return o.ReportInterval }},
-			{"--report-interval=3", 3 * time.Second, func(o *bench.RunOptions) time.Duration { return o.ReportInterval }},
+			{"--time=10", 10 * time.Second, func(o *workload.RunOptions) time.Duration { return o.Time }},
+			{"--time=2.5", 2500 * time.Millisecond, func(o *workload.RunOptions) time.Duration { return o.Time }},
+			{"--time=5m", 5 * time.Minute, func(o *workload.RunOptions) time.Duration { return o.Time }},
+			{"--report-interval=1m", time.Minute, func(o *workload.RunOptions) time.Duration { return o.ReportInterval }},
+			{"--report-interval=3", 3 * time.Second, func(o *workload.RunOptions) time.Duration { return o.ReportInterval }},
 		} {
 			fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
 			p := newPipeline(spec, fs)

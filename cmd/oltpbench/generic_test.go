@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // The generic packages know workloads only through the contract: no code
@@ -18,7 +18,7 @@ import (
 // behaviour the code follows ("as sysbench does").
 func TestGenericPackagesNameNoWorkload(t *testing.T) {
 	var names []string
-	for _, s := range bench.All() {
+	for _, s := range workload.All() {
 		names = append(names, s.Name)
 		w := s.New()
 		names = append(names, w.Metric().Ops...)

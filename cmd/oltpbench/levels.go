@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
+	"github.com/oltpbench/oltpbench/internal/workload"
 
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/slo"
@@ -207,7 +207,7 @@ func parseStartAt(s string) (time.Time, error) {
 func (l *levelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&l.startAt, "start-at", "", "start at this time (RFC 3339 or Unix seconds), so clients started separately measure the same window; report merge then combines them")
 	fs.IntVar(&l.repeat, "repeat", 1, "run every thread level this many times (one result each in --result-dir): report compare then tells a change from noise")
-	bench.SecondsVar(fs, &l.cooldown, "cooldown", 0, "pause between the levels of a thread sweep (seconds or a duration)")
+	workload.SecondsVar(fs, &l.cooldown, "cooldown", 0, "pause between the levels of a thread sweep (seconds or a duration)")
 	fs.StringVar(&l.resultDir, "result-dir", "", "folder for one result file per thread level")
 	fs.StringVar(&l.p95SLO, "p95-slo", "", "find the thread count with the highest throughput whose p95 stays within this (e.g. 105ms); --threads=lo-hi")
 	fs.IntVar(&l.sloSteps, "slo-steps", 10, "at most this many runs for --p95-slo")

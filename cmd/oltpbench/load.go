@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
 
@@ -15,7 +15,7 @@ import (
 // one subcommand per registered workload.
 func csvCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "csv", Short: "write a dataset as CSV files for TiDB Lightning / IMPORT INTO (no database needed)"}
-	for _, spec := range bench.All() {
+	for _, spec := range workload.All() {
 		var p *pipeline
 		sub := &cobra.Command{
 			Use:   spec.Name + " [args] --dir D [options]",

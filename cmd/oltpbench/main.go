@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
+	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
 
@@ -27,7 +27,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // run is the whole command line: output goes to the writers given, errors
 // are one line on stderr, and the result is the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	bench.Tool = "oltpbench " + version
+	workload.Tool = "oltpbench " + version
 	// Storage keys in a --dir URL never reach a message.
 	commandLine = make([]string, len(args))
 	for i, a := range args {
@@ -70,12 +70,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		return pprof.Lookup("allocs").WriteTo(f, 0)
 	}
-	for _, s := range bench.All() {
+	for _, s := range workload.All() {
 		root.AddCommand(workloadCommand(s))
 	}
 	root.AddCommand(csvCommand(), importCommand(), reportCommand(), planCommand())
 	if err := root.Execute(); err != nil {
-		var m *bench.Message
+		var m *workload.Message
 		if errors.As(err, &m) {
 			fmt.Fprintln(stderr, loader.RedactURL(m.Error()))
 			return 1

@@ -16,22 +16,22 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/gcpace"
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
 
 // pipeline drives one registered workload through prepare, run, check,
 // cleanup, prewarm and csv.
 type pipeline struct {
-	spec bench.Spec
-	w    bench.Workload
-	ro   bench.RunOptions
+	spec workload.Spec
+	w    workload.Workload
+	ro   workload.RunOptions
 	f    commonFlags
 	fs   *pflag.FlagSet
 	out  io.Writer // table lines, prewarm and cleanup lines: always
@@ -42,7 +42,7 @@ type pipeline struct {
 	configApplied  bool
 }
 
-func newPipeline(spec bench.Spec, fs *pflag.FlagSet) *pipeline {
+func newPipeline(spec workload.Spec, fs *pflag.FlagSet) *pipeline {
 	p := &pipeline{spec: spec, w: spec.New(), fs: fs}
 	fs.SetNormalizeFunc(options.Normalize(spec.Aliases))
 	p.f.registerWorkload(fs, spec.DefaultDB, spec.Threads, spec.ThreadsHelp, spec.Retry, spec.RetryHelp)
@@ -51,7 +51,7 @@ func newPipeline(spec bench.Spec, fs *pflag.FlagSet) *pipeline {
 }
 
 // workloadCommand is `oltpbench NAME [args] COMMAND`.
-func workloadCommand(spec bench.Spec) *cobra.Command {
+func workloadCommand(spec workload.Spec) *cobra.Command {
 	var p *pipeline
 	cmd := &cobra.Command{
 		Use:   spec.Name + " " + spec.Use,
@@ -62,7 +62,7 @@ func workloadCommand(spec bench.Spec) *cobra.Command {
 			if err := p.applyConfig(); err != nil {
 				return err
 			}
-			if fr, ok := p.w.(bench.Front); ok {
+			if fr, ok := p.w.(workload.Front); ok {
 				done, err := fr.Front(args, cmd.Flags(), cmd.OutOrStdout())
 				if done || err != nil {
 					return err
@@ -78,17 +78,17 @@ func workloadCommand(spec bench.Spec) *cobra.Command {
 		},
 	}
 	p = newPipeline(spec, cmd.Flags())
-	if h, ok := p.w.(bench.Helper); ok {
+	if h, ok := p.w.(workload.Helper); ok {
 		cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { h.Help(c.OutOrStdout(), c.Flags()) })
 	}
-	if fe, ok := p.w.(bench.FlagErrorer); ok {
+	if fe, ok := p.w.(workload.FlagErrorer); ok {
 		cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fe.FlagError(err, commandLine, c.OutOrStdout()) })
 	}
 	return cmd
 }
 
 // commands lists the workload's commands in the order help names them.
-func (p *pipeline) commands(h bench.Hooks) []string {
+func (p *pipeline) commands(h workload.Hooks) []string {
 	c := []string{"prepare"}
 	if h.Prewarm != nil {
 		c = append(c, "prewarm")
@@ -115,7 +115,7 @@ func (p *pipeline) setup(command string, args []string) error {
 	if err := p.applyConfig(); err != nil {
 		return err
 	}
-	if of, ok := p.w.(bench.OptionFile); ok {
+	if of, ok := p.w.(workload.OptionFile); ok {
 		warn := p.warn
 		if warn == nil {
 			warn = io.Discard
@@ -127,7 +127,7 @@ func (p *pipeline) setup(command string, args []string) error {
 	if err := p.f.firstThreads(); err != nil {
 		return err
 	}
-	s := &bench.Setup{Command: command, Args: args, Threads: p.f.threads, ThreadsSet: p.fs.Changed("threads"), Seed: p.f.seed, Verbosity: 3}
+	s := &workload.Setup{Command: command, Args: args, Threads: p.f.threads, ThreadsSet: p.fs.Changed("threads"), Seed: p.f.seed, Verbosity: 3}
 	if err := p.w.Setup(s); err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func (p *pipeline) drive(ctx context.Context, command string, args []string) err
 }
 
 // load is prepare: the dataset through the loader, or CSV files only.
-func (p *pipeline) load(ctx context.Context, co conn.Options, h bench.Hooks) error {
+func (p *pipeline) load(ctx context.Context, co conn.Options, h workload.Hooks) error {
 	lo, err := p.f.loaderOptions()
 	if err != nil {
 		return err
@@ -245,7 +245,7 @@ func printManifest(out io.Writer, m *loader.Manifest, dir string) {
 	fmt.Fprintf(out, "Wrote %d rows in %d CSV files to %s: %s-manifest.json lists them; %s-import.sql holds IMPORT INTO statements\n", rows, files, dir, m.DB, m.DB)
 }
 
-func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h bench.Hooks) error {
+func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h workload.Hooks) error {
 	pool, err := conn.Open(co, 1)
 	if err != nil {
 		return err
@@ -273,13 +273,13 @@ func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h bench.Hooks) 
 		}
 	}
 	if h.Dropping == nil {
-		fmt.Fprintf(p.out, "Dropped the %s tables of %s\n", bench.Describe(p.w.Name()).Title, co.DB)
+		fmt.Fprintf(p.out, "Dropped the %s tables of %s\n", workload.Describe(p.w.Name()).Title, co.DB)
 	}
 	return nil
 }
 
 // run is one measured run at one thread count.
-func (p *pipeline) run(ctx context.Context, co conn.Options, h bench.Hooks, ignore conn.ErrorSet, threads int, file string) (*result.Result, error) {
+func (p *pipeline) run(ctx context.Context, co conn.Options, h workload.Hooks, ignore conn.ErrorSet, threads int, file string) (*result.Result, error) {
 	restore, err := planRun(&co, p.f.netIO, threads)
 	if err != nil {
 		return nil, err
@@ -317,7 +317,7 @@ func (p *pipeline) run(ctx context.Context, co conn.Options, h bench.Hooks, igno
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
-	r, err := p.w.NewRun(bench.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.notice, Output: p.f.output})
+	r, err := p.w.NewRun(workload.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.notice, Output: p.f.output})
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +345,7 @@ func (p *pipeline) run(ctx context.Context, co conn.Options, h bench.Hooks, igno
 		}
 	}
 	if errors.Is(runErr, runner.ErrQueueFull) {
-		return nil, &bench.Message{Text: runErr.Error(), Hint: fmt.Sprintf("oltpbench: %d threads cannot keep up with --rate=%s: lower --rate or raise --threads", threads, strconv.FormatFloat(p.ro.Rate, 'f', -1, 64))}
+		return nil, &workload.Message{Text: runErr.Error(), Hint: fmt.Sprintf("oltpbench: %d threads cannot keep up with --rate=%s: lower --rate or raise --threads", threads, strconv.FormatFloat(p.ro.Rate, 'f', -1, 64))}
 	}
 	if runErr != nil {
 		var fe *runner.FatalError
@@ -362,7 +362,7 @@ func (p *pipeline) run(ctx context.Context, co conn.Options, h bench.Hooks, igno
 // recorder passes the runner's reports to the workload's text report and
 // to the result file.
 type recorder struct {
-	bench.Run
+	workload.Run
 	res *result.Result
 	ops []string
 }

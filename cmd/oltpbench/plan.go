@@ -17,10 +17,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/plan"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
 
@@ -88,7 +88,7 @@ func optionName(a string) string {
 // running, with its line.
 func loadPlan(path string, scale float64) (*plan.Plan, []plan.Cell, error) {
 	known := plan.Workloads{}
-	for _, s := range bench.All() {
+	for _, s := range workload.All() {
 		known[s.Name] = s.Args
 	}
 	p, err := plan.Read(path, scale, known)
@@ -126,7 +126,7 @@ func loadPlan(path string, scale float64) (*plan.Plan, []plan.Cell, error) {
 // configure parses a workload command line (workload [test] options) as
 // its command would, and runs the workload's checks, without a server.
 func configure(args []string, command string) (*pipeline, error) {
-	spec, ok := bench.Lookup(args[0])
+	spec, ok := workload.Lookup(args[0])
 	if !ok {
 		return nil, fmt.Errorf("unknown workload %q", args[0])
 	}
@@ -147,7 +147,7 @@ func configure(args []string, command string) (*pipeline, error) {
 // oneLine is an error as one line: a workload's message in another tool's
 // words (sysbench's FATAL line and our hint) keeps the hint.
 func oneLine(err error) error {
-	var m *bench.Message
+	var m *workload.Message
 	if errors.As(err, &m) {
 		if m.Hint != "" {
 			return errors.New(strings.TrimPrefix(m.Hint, "oltpbench: "))
@@ -159,12 +159,12 @@ func oneLine(err error) error {
 
 // timingFlags names the flags a workload binds to the run's time and
 // warm-up (--time, and --warmup-time or --ramp).
-func timingFlags(workload string) (timeFlag, warmupFlag string) {
-	spec, _ := bench.Lookup(workload)
-	fs := pflag.NewFlagSet(workload, pflag.ContinueOnError)
+func timingFlags(name string) (timeFlag, warmupFlag string) {
+	spec, _ := workload.Lookup(name)
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	p := newPipeline(spec, fs)
 	fs.VisitAll(func(f *pflag.Flag) {
-		if s, ok := f.Value.(bench.Seconds); ok {
+		if s, ok := f.Value.(workload.Seconds); ok {
 			switch s.P {
 			case &p.ro.Time:
 				timeFlag = f.Name

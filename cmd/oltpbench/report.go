@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/compare"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 func reportCommand() *cobra.Command {
@@ -70,7 +70,7 @@ func reportCommand() *cobra.Command {
 				baseName, candName = baseName+" (baseline)", candName+" (candidate)"
 			}
 			bv, cv := compare.Version{Label: baseName, Results: b}, compare.Version{Label: candName, Results: c}
-			tables, settings := compare.Build(bv, cv, bench.Describe), compare.Settings(bv, cv)
+			tables, settings := compare.Build(bv, cv, workload.Describe), compare.Settings(bv, cv)
 			out := cmd.OutOrStdout()
 			switch format {
 			case "text":

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // Load reads result files, or every *.json in the folders given and in
@@ -100,7 +100,7 @@ type Table struct {
 }
 
 // Describe names a workload for reports (bench.Describe, from the registry).
-type Describe func(workload string) bench.Description
+type Describe func(workload string) workload.Description
 
 // Build pairs the two versions' results by workload and thread count.
 func Build(base, cand Version, describe Describe) []Table {
@@ -147,7 +147,7 @@ func Build(base, cand Version, describe Describe) []Table {
 	for _, r := range cand.Results {
 		add(r, false)
 	}
-	descs := map[string]bench.Description{}
+	descs := map[string]workload.Description{}
 	for _, k := range keys {
 		if _, ok := descs[k.w]; !ok {
 			descs[k.w] = describe(k.w)

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oltpbench/oltpbench/internal/bench"
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and fixtures")
@@ -52,14 +52,14 @@ func fixture(t *testing.T, workload, version string, threads int, qps, p95Ms flo
 }
 
 // describe stands in for the registry (cmd passes bench.Describe).
-func describe(w string) bench.Description {
+func describe(w string) workload.Description {
 	switch w {
 	case "sysbench/oltp_point_select":
-		return bench.Description{Title: "Point Select", Rank: 0}
+		return workload.Description{Title: "Point Select", Rank: 0}
 	case "tpcc":
-		return bench.Description{Title: "TPC-C", Rank: 99, Compact: true}
+		return workload.Description{Title: "TPC-C", Rank: 99, Compact: true}
 	}
-	return bench.Description{Title: w, Rank: 99}
+	return workload.Description{Title: w, Rank: 99}
 }
 
 func versions(t *testing.T) (Version, Version) {

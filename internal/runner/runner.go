@@ -17,25 +17,25 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/hist"
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // Thread and Worker are the workload contract; see package workload.
 type (
-	Thread = workload.Thread
-	Worker = workload.Worker
+	Thread = worker.Thread
+	Worker = worker.Worker
 )
 
 // Counter names, re-exported for reporters.
 const (
-	Events      = workload.Events
-	Reads       = workload.Reads
-	Writes      = workload.Writes
-	Others      = workload.Others
-	Errors      = workload.Errors
-	Reconnects  = workload.Reconnects
-	Retries     = workload.Retries
-	numCounters = workload.NumCounters
+	Events      = worker.Events
+	Reads       = worker.Reads
+	Writes      = worker.Writes
+	Others      = worker.Others
+	Errors      = worker.Errors
+	Reconnects  = worker.Reconnects
+	Retries     = worker.Retries
+	numCounters = worker.NumCounters
 )
 
 // threadStats are the runner's own per-thread figures.
@@ -70,7 +70,7 @@ type Config struct {
 type Totals [numCounters]int64
 
 // Get returns one counter.
-func (t Totals) Get(c workload.Counter) int64 { return t[c] }
+func (t Totals) Get(c worker.Counter) int64 { return t[c] }
 
 // Sub returns t - o.
 func (t Totals) Sub(o Totals) Totals {
@@ -478,7 +478,7 @@ func (r *run) loop(t *Thread, w Worker) error {
 				return nil
 			}
 		}
-		if wt, ok := w.(workload.Waiter); ok && !wt.Wait(r.stopCh) {
+		if wt, ok := w.(worker.Waiter); ok && !wt.Wait(r.stopCh) {
 			return nil
 		}
 		if r.cfg.Events > 0 && r.started.Add(1) > r.cfg.Events {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/hist"
-	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
 // These tests exercise the runner's own policy (limits, retries, reconnects)
@@ -33,8 +33,8 @@ func (f *fakeConnector) Raw(ctx context.Context, fn func(dc driver.Conn) error) 
 }
 
 type fakeWorker struct {
-	t      *workload.Thread
-	event  func(t *workload.Thread) error
+	t      *worker.Thread
+	event  func(t *worker.Thread) error
 	rolled *atomic.Int64
 	closed *atomic.Int64
 }
@@ -43,7 +43,7 @@ func (w *fakeWorker) Event() (int, error) {
 	if err := w.event(w.t); err != nil {
 		return 0, err
 	}
-	w.t.Add(workload.Reads, 2)
+	w.t.Add(worker.Reads, 2)
 	return 0, nil
 }
 func (w *fakeWorker) Rollback() error { w.rolled.Add(1); return nil }
@@ -74,8 +74,8 @@ func (r *nopReporter) Checkpoint(f Final) {
 	r.mu.Unlock()
 }
 
-func factory(ev func(t *workload.Thread) error, rolled, closed *atomic.Int64) Factory {
-	return func(dc driver.Conn, t *workload.Thread) (workload.Worker, error) {
+func factory(ev func(t *worker.Thread) error, rolled, closed *atomic.Int64) Factory {
+	return func(dc driver.Conn, t *worker.Thread) (worker.Worker, error) {
 		return &fakeWorker{t: t, event: ev, rolled: rolled, closed: closed}, nil
 	}
 }
@@ -84,7 +84,7 @@ func TestEventLimitIsExact(t *testing.T) {
 	var rolled, closed atomic.Int64
 	reg := hist.NewRegistry([]string{"e"}, 4)
 	f, err := Run(context.Background(), Config{Threads: 8, Events: 10007}, &fakeConnector{},
-		factory(func(*workload.Thread) error { return nil }, &rolled, &closed), reg, &nopReporter{})
+		factory(func(*worker.Thread) error { return nil }, &rolled, &closed), reg, &nopReporter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestIgnoredErrorsRetryTheEvent(t *testing.T) {
 	var rolled, closed atomic.Int64
 	var n atomic.Int64
 	ign, _ := conn.ParseErrorSet([]string{"1213"})
-	ev := func(*workload.Thread) error {
+	ev := func(*worker.Thread) error {
 		if n.Add(1)%5 == 0 {
 			return &mysql.MySQLError{Number: 1213, Message: "deadlock"}
 		}
@@ -125,7 +125,7 @@ func TestIgnoredErrorsRetryTheEvent(t *testing.T) {
 
 func TestOtherErrorsStopTheRun(t *testing.T) {
 	var rolled, closed atomic.Int64
-	ev := func(*workload.Thread) error { return &mysql.MySQLError{Number: 1146, Message: "no such table"} }
+	ev := func(*worker.Thread) error { return &mysql.MySQLError{Number: 1146, Message: "no such table"} }
 	_, err := Run(context.Background(), Config{Threads: 3, Duration: time.Minute}, &fakeConnector{},
 		factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
 	var fe *FatalError
@@ -137,7 +137,7 @@ func TestOtherErrorsStopTheRun(t *testing.T) {
 func TestLostConnectionReconnects(t *testing.T) {
 	var rolled, closed atomic.Int64
 	var n atomic.Int64
-	ev := func(*workload.Thread) error {
+	ev := func(*worker.Thread) error {
 		if n.Add(1)%100 == 0 {
 			return mysql.ErrInvalidConn
 		}
@@ -162,7 +162,7 @@ func TestFirstConnectFailureIsFatal(t *testing.T) {
 	fc := &fakeConnector{}
 	fc.failFrom.Store(1)
 	_, err := Run(context.Background(), Config{Threads: 2, Duration: time.Minute}, fc,
-		factory(func(*workload.Thread) error { return nil }, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+		factory(func(*worker.Thread) error { return nil }, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -170,7 +170,7 @@ func TestFirstConnectFailureIsFatal(t *testing.T) {
 
 func TestTimeLimitIntervalsAndCancel(t *testing.T) {
 	var rolled, closed atomic.Int64
-	slow := func(*workload.Thread) error { time.Sleep(time.Millisecond); return nil }
+	slow := func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }
 	rep := &nopReporter{}
 	start := time.Now()
 	f, err := Run(context.Background(), Config{Threads: 2, Duration: 350 * time.Millisecond, ReportInterval: 100 * time.Millisecond},
@@ -203,7 +203,7 @@ func TestTimeLimitIntervalsAndCancel(t *testing.T) {
 
 func TestWarmupAndCheckpointReset(t *testing.T) {
 	var rolled, closed atomic.Int64
-	slow := func(*workload.Thread) error { time.Sleep(time.Millisecond); return nil }
+	slow := func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }
 	rep := &nopReporter{}
 	start := time.Now()
 	f, err := Run(context.Background(), Config{Threads: 2, Warmup: 200 * time.Millisecond, Duration: 300 * time.Millisecond,
@@ -229,7 +229,7 @@ func TestWarmupAndCheckpointReset(t *testing.T) {
 func TestRateSchedulesArrivals(t *testing.T) {
 	var rolled, closed atomic.Int64
 	f, err := Run(context.Background(), Config{Threads: 4, Duration: time.Second, Rate: 500}, &fakeConnector{},
-		factory(func(*workload.Thread) error { return nil }, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+		factory(func(*worker.Thread) error { return nil }, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestRateReportsConcurrencyAndQueue(t *testing.T) {
 			once.Do(func() { close(gate) })
 		}
 	})
-	held := func(*workload.Thread) error { <-gate; return nil }
+	held := func(*worker.Thread) error { <-gate; return nil }
 	_, err := Run(context.Background(), Config{Threads: threads, Duration: 2 * time.Second, Rate: 1000, ReportInterval: 20 * time.Millisecond},
 		&fakeConnector{}, factory(held, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), rep)
 	if err != nil {
@@ -279,7 +279,7 @@ func TestRateReportsConcurrencyAndQueue(t *testing.T) {
 // and the interval reports go on whole across it.
 func TestCheckpointTimesAndIntervals(t *testing.T) {
 	var rolled, closed atomic.Int64
-	slow := func(*workload.Thread) error { time.Sleep(time.Millisecond); return nil }
+	slow := func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }
 	rep := &nopReporter{}
 	reg := hist.NewRegistry([]string{"e"}, 2)
 	f, err := Run(context.Background(), Config{Threads: 2, Duration: 1000 * time.Millisecond, ReportInterval: 200 * time.Millisecond,
@@ -328,7 +328,7 @@ func TestCheckpointTimesAndIntervals(t *testing.T) {
 // run stops with sysbench's error instead of queueing without end.
 func TestRateOverloadStops(t *testing.T) {
 	var rolled, closed atomic.Int64
-	slow := func(*workload.Thread) error { time.Sleep(time.Millisecond); return nil }
+	slow := func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }
 	start := time.Now()
 	_, err := Run(context.Background(), Config{Threads: 2, Duration: 20 * time.Second, Rate: 2e9}, &fakeConnector{},
 		factory(slow, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})

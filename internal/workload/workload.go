@@ -1,82 +1,217 @@
-// Package workload is the vocabulary shared by the benchmarks, the loader and
-// the runner: tables as DDL plus a chunked row source, typed row writers, and
-// deterministic random numbers.
+// Package workload is the workload contract: what a benchmark (sysbench's OLTP
+// tests, TPC-C) gives the one prepare / run / check / cleanup / csv pipeline
+// that cmd drives, and the registry the commands are made from. A workload
+// is a package that calls Register; nothing else names it.
 package workload
 
-// RowWriter receives generated rows value by value. It is implemented by the
-// INSERT encoder, the LOAD DATA stream and the CSV encoder; typed methods keep
-// the per-value path free of interface boxing.
-type RowWriter interface {
-	Int(v int64)
-	// Float writes v with a fixed number of decimals.
-	Float(v float64, decimals int)
-	// Str writes a string value; Bytes is the same without a conversion.
-	Str(s string)
-	Bytes(b []byte)
-	// Plain writes a string the caller knows holds no quote, separator,
-	// backslash or line break (generated alphanumerics), skipping the scan.
-	Plain(b []byte)
-	Null()
-	// EndRow closes the row; an error aborts the chunk.
-	EndRow() error
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"io"
+	"sort"
+
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/worker"
+)
+
+// Spec registers a workload: one command of oltpbench (`oltpbench NAME ...`)
+// and of `oltpbench csv NAME`.
+type Spec struct {
+	Name        string // the command, and how results name the workload (or its prefix)
+	Short, Long string
+	Use         string            // usage line after the command name
+	Args        int               // positional arguments before the command (sysbench's test)
+	Example     string            // a command line, for the message on a wrong argument count
+	DefaultDB   string            // --mysql-db default
+	Threads     string            // --threads default
+	ThreadsHelp string            // --threads help
+	Aliases     map[string]string // option aliases (sysbench's deprecated names)
+	// Retry lists the server errors a run rolls back, counts and redoes by
+	// default (--mysql-ignore-errors); RetryHelp says what they are.
+	Retry     []string
+	RetryHelp string
+	// CSVFlags are the workload's options that `csv NAME --help` shows: those
+	// that shape the files.
+	CSVFlags []string
+	// Outputs are --output styles of the run report beyond text and json
+	// (a peer tool's end-of-run lines); RunConfig.Output says which ran.
+	Outputs []string
+	// Describe names one of the workload's results for reports: the title,
+	// the rank among the workload's tests and the report layout. ok is
+	// false for a name that is not this workload's.
+	Describe func(resultName string) (d Description, ok bool)
+	New      func() Workload
 }
 
-// Table is DDL text plus a row source that can produce any chunk from its
-// index alone, so output is the same at any parallelism.
-type Table struct {
-	Name    string
-	DDL     string   // CREATE TABLE ... as the user would see it, secondary indexes included
-	Columns []string // columns in the order Gen writes them
-	Rows    int64    // total rows
-	// ChunkRows is fixed by the workload, never derived from --threads.
-	ChunkRows int64
-	// Gen writes rows [first, first+n) (0-based row numbers). r is seeded from
-	// (dataset seed, table, chunk) by the caller.
-	Gen func(r *Rand, first, n int64, w RowWriter) error
-	// KeyColumn is the leading primary-key column and KeyOf maps a row number
-	// to its value, so a half-loaded chunk can be deleted by key range. A
-	// chunk's rows must be exactly those whose key is in [KeyOf(first),
-	// KeyOf(last)]: chunks never share a key value.
-	KeyColumn string
-	KeyOf     func(row int64) int64
-	// RowsPerIndex is how many rows Gen writes per row number on average
-	// (order lines per order); 0 means 1. Only estimates use it.
-	RowsPerIndex float64
+// Description is how reports present a workload's results.
+type Description struct {
+	Title string
+	Rank  int
+	// Compact: the markdown report is one table of throughput by version and
+	// threads (as TiDB's TPC-C reports), without latency tables per version.
+	Compact bool
 }
 
-// EstimatedRows is the expected number of rows Gen writes in all.
-func (t *Table) EstimatedRows() int64 { return t.EstimatedRowsOf(t.Rows) }
+// Workload is one benchmark bound to its options.
+type Workload interface {
+	// Flags declares the workload's own options on fs and binds the run
+	// options it offers to ro.
+	Flags(fs *pflag.FlagSet, ro *RunOptions)
+	// Setup validates the options once parsed. args are the positional
+	// arguments before the command (sysbench's test); s.Threads may be
+	// changed when --threads was not given.
+	Setup(s *Setup) error
+	// Name is how results name the workload: "tpcc", "sysbench/oltp_read_write".
+	Name() string
+	// Dataset is what prepare loads (and csv writes).
+	Dataset() dataset.Dataset
+	// Sizes are the dataset figures a run records even when the data was
+	// loaded by another tool.
+	Sizes() map[string]string
+	Metric() result.Metric
+	Hooks() Hooks
+	NewRun(c RunConfig) (Run, error)
+}
 
-// EstimatedRowsOf is the expected number of rows Gen writes for n row numbers.
-func (t *Table) EstimatedRowsOf(n int64) int64 {
-	if t.RowsPerIndex == 0 {
-		return n
+// Setup is what a workload sees of the command line once it is parsed.
+type Setup struct {
+	Command    string
+	Args       []string
+	Threads    int
+	ThreadsSet bool   // --threads was given
+	Seed       uint64 // the dataset's seed (--seed)
+	// Verbosity selects what is printed, as sysbench's --verbosity: 3 (the
+	// default) reports and banners, 4 and up also the loader's own lines;
+	// table lines and errors always.
+	Verbosity int
+}
+
+// Hooks are the optional steps a workload adds to the pipeline.
+type Hooks struct {
+	// BeforeLoad is printed after the banner, before a load starts.
+	BeforeLoad func(w io.Writer)
+	// TableMessages: the loader prints a line per table and phase
+	// (sysbench's "Creating table 'sbtest1'...").
+	TableMessages bool
+	// Validate checks before a run or check that the dataset is on the server.
+	Validate func(ctx context.Context, db *sql.DB, schema string) error
+	// Check is the `check` command: consistency conditions, printed to w.
+	Check func(ctx context.Context, db *sql.DB, threads int, w io.Writer) error
+	// Prewarm is the `prewarm` command: reads the dataset into the server's caches.
+	Prewarm func(ctx context.Context, pool *conn.Pool, threads int, w io.Writer) error
+	// Dropping is printed before cleanup drops each table; without it
+	// cleanup prints one line at the end.
+	Dropping func(w io.Writer, table string)
+}
+
+// RunConfig is what a run is made from.
+type RunConfig struct {
+	Threads int
+	Seed    uint64            // the run's seed, never 0
+	Record  map[string]string // the dataset record found on the server (may be empty)
+	Options *RunOptions
+	Out     io.Writer // the text report
+	Output  string    // --output: text, json, or one of Spec.Outputs
+}
+
+// Run makes the workers of one run and reports it as text.
+type Run interface {
+	Ops() []string // measured operations, in histogram order
+	NewWorker(dc driver.Conn, t *worker.Thread) (worker.Worker, error)
+	// Header is printed before the run starts.
+	Header()
+	runner.Reporter
+	// Final prints the end-of-run report and returns the workload's own
+	// figures for the result file (efficiency, tpmTotal).
+	Final(f *runner.Final) map[string]float64
+}
+
+// Tool names the client in banners and results ("oltpbench 1.2.3"); cmd sets it.
+var Tool = "oltpbench"
+
+var specs = map[string]Spec{}
+
+// Register adds a workload; it panics on a duplicate name (a programming error).
+func Register(s Spec) {
+	if _, dup := specs[s.Name]; dup {
+		panic("workload: " + s.Name + " registered twice")
 	}
-	return int64(float64(n) * t.RowsPerIndex)
+	specs[s.Name] = s
 }
 
-// Chunks returns the number of chunks of t.
-func (t *Table) Chunks() int64 {
-	if t.Rows == 0 {
-		return 0
+// All returns the registered workloads by name.
+func All() []Spec {
+	var out []Spec
+	for _, s := range specs {
+		out = append(out, s)
 	}
-	return (t.Rows + t.ChunkRows - 1) / t.ChunkRows
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
-// ChunkRange returns the first row and row count of chunk c.
-func (t *Table) ChunkRange(c int64) (first, n int64) {
-	first = c * t.ChunkRows
-	n = t.ChunkRows
-	if first+n > t.Rows {
-		n = t.Rows - first
+// Lookup returns the workload registered under name.
+func Lookup(name string) (Spec, bool) {
+	s, ok := specs[name]
+	return s, ok
+}
+
+// Describe names a result's workload for reports; unknown names are their own title.
+func Describe(resultName string) Description {
+	for _, s := range All() {
+		if s.Describe == nil {
+			continue
+		}
+		if d, ok := s.Describe(resultName); ok {
+			return d
+		}
 	}
-	return first, n
+	return Description{Title: resultName, Rank: 1 << 20}
 }
 
-// Dataset is what a load makes: tables, and the options that define their
-// rows (recorded with the data and checked when resuming).
-type Dataset struct {
-	Workload string
-	Meta     map[string]string
-	Tables   []Table
+// Front is implemented by a workload whose command line follows another
+// tool's habits (sysbench's --version and error wording). It runs after the
+// options are parsed and before the pipeline; done reports that it answered
+// the command line itself.
+type Front interface {
+	Front(args []string, fs *pflag.FlagSet, out io.Writer) (done bool, err error)
+}
+
+// OptionFile is implemented by a workload that reads options from a file in
+// a peer tool's format (BenchmarkSQL's props): before Setup it sets the
+// flags the command line left unset, and names on warn, once, what it does
+// not implement.
+type OptionFile interface {
+	ApplyOptions(command string, fs *pflag.FlagSet, warn io.Writer) error
+}
+
+// Helper is implemented by a workload with its own --help layout.
+type Helper interface {
+	Help(w io.Writer, fs *pflag.FlagSet)
+}
+
+// FlagErrorer words errors of option parsing (args as given, out for what
+// comes before the error).
+type FlagErrorer interface {
+	FlagError(err error, args []string, out io.Writer) error
+}
+
+// Message is an error printed as it is: a peer tool's own wording (sysbench's
+// "FATAL: ..."), so that scripts matching it keep working, and an optional
+// hint line of oltpbench's.
+type Message struct {
+	Text string
+	Hint string
+}
+
+func (m *Message) Error() string {
+	if m.Hint == "" {
+		return m.Text
+	}
+	return m.Text + "\n" + m.Hint
 }

@@ -1,4 +1,7 @@
-package workload
+// Package random is the deterministic generator shared by data generation
+// and workers, with sysbench's distributions (uniform, gaussian, special,
+// pareto, zipfian).
+package random
 
 import (
 	"fmt"

@@ -1,4 +1,7 @@
-package workload
+// Package worker is what a benchmark thread runs: the Worker a workload
+// implements, the Thread with its counters, and the Session that runs its
+// statements on one pinned driver connection.
+package worker
 
 import "sync/atomic"
 
