@@ -16,10 +16,10 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/random"
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/runner"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
@@ -238,7 +238,7 @@ func (s *suite) Hooks() workload.Hooks {
 		// sysbench prepares in worker threads only with --threads > 1.
 		BeforeLoad: func(w io.Writer) {
 			if s.o.Threads > 1 {
-				fmt.Fprintf(w, "Initializing testWorker threads...\n\n")
+				fmt.Fprintf(w, "Initializing worker threads...\n\n")
 			}
 		},
 		TableMessages: true,
@@ -304,6 +304,6 @@ func (r *suiteRun) Header() {
 		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup})
 }
 
-func (r *suiteRun) Interval(iv runner.Interval)              { r.rep.Interval(iv) }
-func (r *suiteRun) Checkpoint(f runner.Final)                { r.rep.Checkpoint(f) }
-func (r *suiteRun) Final(f *runner.Final) map[string]float64 { r.rep.Final(f); return nil }
+func (r *suiteRun) Interval(iv measure.Interval)              { r.rep.Interval(iv) }
+func (r *suiteRun) Checkpoint(f measure.Final)                { r.rep.Checkpoint(f) }
+func (r *suiteRun) Final(f *measure.Final) map[string]float64 { r.rep.Final(f); return nil }

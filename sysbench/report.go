@@ -10,7 +10,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/measure"
 )
 
 // Version is the sysbench version whose output this package reproduces.
@@ -67,27 +67,27 @@ func PrintHeader(w io.Writer, h Header) {
 	} else {
 		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n", h.Seed)
 	}
-	fmt.Fprintf(w, "\n\nInitializing testWorker threads...\n\nThreads started!\n\n")
+	fmt.Fprintf(w, "\n\nInitializing worker threads...\n\nThreads started!\n\n")
 }
 
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
 
 // Interval prints one interval line.
-func (r *Report) Interval(iv runner.Interval) {
+func (r *Report) Interval(iv measure.Interval) {
 	s := iv.Length.Seconds()
 	if s <= 0 {
 		s = 1
 	}
 	c := iv.Counts
-	q := c.Get(runner.Reads) + c.Get(runner.Writes) + c.Get(runner.Others)
+	q := c.Get(measure.Reads) + c.Get(measure.Writes) + c.Get(measure.Others)
 	lat := 0.0
 	if r.Percentile > 0 && len(iv.Hists) > 0 {
 		lat = percentileMs(merged(iv.Hists), r.Percentile)
 	}
 	fmt.Fprintf(r.W, "[ %ss ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",
-		elapsed(iv.Elapsed), iv.Running, float64(c.Get(runner.Events))/s, float64(q)/s,
-		float64(c.Get(runner.Reads))/s, float64(c.Get(runner.Writes))/s, float64(c.Get(runner.Others))/s,
-		pctName(r.Percentile), lat, float64(c.Get(runner.Errors))/s, float64(c.Get(runner.Reconnects))/s)
+		elapsed(iv.Elapsed), iv.Running, float64(c.Get(measure.Events))/s, float64(q)/s,
+		float64(c.Get(measure.Reads))/s, float64(c.Get(measure.Writes))/s, float64(c.Get(measure.Others))/s,
+		pctName(r.Percentile), lat, float64(c.Get(measure.Errors))/s, float64(c.Get(measure.Reconnects))/s)
 	if r.Rate {
 		fmt.Fprintf(r.W, "[ %ss ] queue length: %d, concurrency: %d\n", elapsed(iv.Elapsed), iv.QueueLength, iv.Concurrency)
 	}
@@ -103,13 +103,13 @@ func elapsed(d time.Duration) string {
 func pctName(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 // Checkpoint prints a full report at a --report-checkpoints time.
-func (r *Report) Checkpoint(f runner.Final) {
+func (r *Report) Checkpoint(f measure.Final) {
 	fmt.Fprintf(r.W, "[ %ss ] Checkpoint report:\n", elapsed(f.SinceStart))
 	r.Final(&f)
 }
 
 // Final prints the closing report.
-func (r *Report) Final(f *runner.Final) {
+func (r *Report) Final(f *measure.Final) {
 	w := r.W
 	c := f.Counts
 	t := f.Elapsed.Seconds()
@@ -120,8 +120,8 @@ func (r *Report) Final(f *runner.Final) {
 	if r.Histogram {
 		printHistogram(w, h)
 	}
-	rd, wr, ot := c.Get(runner.Reads), c.Get(runner.Writes), c.Get(runner.Others)
-	ev := c.Get(runner.Events)
+	rd, wr, ot := c.Get(measure.Reads), c.Get(measure.Writes), c.Get(measure.Others)
+	ev := c.Get(measure.Events)
 	fmt.Fprintf(w, "SQL statistics:\n    queries performed:\n")
 	fmt.Fprintf(w, "%-41s%d\n", "        read:", rd)
 	fmt.Fprintf(w, "%-41s%d\n", "        write:", wr)
@@ -129,8 +129,8 @@ func (r *Report) Final(f *runner.Final) {
 	fmt.Fprintf(w, "%-41s%d\n", "        total:", rd+wr+ot)
 	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    transactions:", ev, float64(ev)/t)
 	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    queries:", rd+wr+ot, float64(rd+wr+ot)/t)
-	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    ignored errors:", c.Get(runner.Errors), float64(c.Get(runner.Errors))/t)
-	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    reconnects:", c.Get(runner.Reconnects), float64(c.Get(runner.Reconnects))/t)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    ignored errors:", c.Get(measure.Errors), float64(c.Get(measure.Errors))/t)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    reconnects:", c.Get(measure.Reconnects), float64(c.Get(measure.Reconnects))/t)
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "%-41s%.4fs\n", "    total time:", f.SinceStart.Seconds())
 	fmt.Fprintf(w, "%-41s%d\n", "    total number of events:", ev)
@@ -159,7 +159,7 @@ func (r *Report) Final(f *runner.Final) {
 	fmt.Fprintln(w)
 }
 
-func fairness(ts []runner.ThreadStat) (evAvg, evSd, tAvg, tSd float64) {
+func fairness(ts []measure.ThreadStat) (evAvg, evSd, tAvg, tSd float64) {
 	if len(ts) == 0 {
 		return
 	}

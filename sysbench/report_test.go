@@ -11,25 +11,25 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/hist"
-	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/measure"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // sampleFinal is the final report of testdata/sysbench-output-oltp_read_write.txt as runner figures.
-func sampleFinal() *runner.Final {
+func sampleFinal() *measure.Final {
 	h := hist.New()
 	for i := 0; i < 100; i++ {
 		h.RecordValue(int64(500 + i*10))
 	}
-	f := &runner.Final{Elapsed: 30010 * time.Millisecond, SinceStart: 30010 * time.Millisecond, MinUs: 530, MaxUs: 140660, SumUs: 479980060}
-	f.Counts[runner.Events] = 75839
-	f.Counts[runner.Reads] = 1061746
-	f.Counts[runner.Writes] = 303356
-	f.Counts[runner.Others] = 151678
+	f := &measure.Final{Elapsed: 30010 * time.Millisecond, SinceStart: 30010 * time.Millisecond, MinUs: 530, MaxUs: 140660, SumUs: 479980060}
+	f.Counts[measure.Events] = 75839
+	f.Counts[measure.Reads] = 1061746
+	f.Counts[measure.Writes] = 303356
+	f.Counts[measure.Others] = 151678
 	f.Hists = append(f.Hists, h)
 	for i := 0; i < 16; i++ {
-		f.PerThread = append(f.PerThread, runner.ThreadStat{Events: 4739 + int64(i%2), Busy: 29998 * time.Millisecond})
+		f.PerThread = append(f.PerThread, measure.ThreadStat{Events: 4739 + int64(i%2), Busy: 29998 * time.Millisecond})
 	}
 	return f
 }
@@ -104,11 +104,11 @@ func TestIntervalLineMatchesSysbench(t *testing.T) {
 		t.Fatal("no interval lines in sample")
 	}
 	var buf bytes.Buffer
-	iv := runner.Interval{Elapsed: 10 * time.Second, Length: 5 * time.Second, Running: 16, Hists: sampleFinal().Hists}
-	iv.Counts[runner.Events] = 12976
-	iv.Counts[runner.Reads] = 181683
-	iv.Counts[runner.Writes] = 51915
-	iv.Counts[runner.Others] = 25952
+	iv := measure.Interval{Elapsed: 10 * time.Second, Length: 5 * time.Second, Running: 16, Hists: sampleFinal().Hists}
+	iv.Counts[measure.Events] = 12976
+	iv.Counts[measure.Reads] = 181683
+	iv.Counts[measure.Writes] = 51915
+	iv.Counts[measure.Others] = 25952
 	(&Report{W: &buf, Percentile: 95}).Interval(iv)
 	line := strings.TrimRight(buf.String(), "\n")
 	if !intervalRE.MatchString(line) {
@@ -154,8 +154,8 @@ func TestReportGolden(t *testing.T) {
 	PrintBanner(&buf, "oltpbench test")
 	PrintHeader(&buf, Header{Tool: "oltpbench test", Threads: 16, ReportInterval: 5 * time.Second, Seed: 7, Rate: 100})
 	r := &Report{W: &buf, Percentile: 95, Percentiles: []float64{50, 99, 99.9}, Rate: true}
-	iv := runner.Interval{Elapsed: 5 * time.Second, Length: 5 * time.Second, Running: 16, Hists: sampleFinal().Hists, QueueLength: 3, Concurrency: 2}
-	iv.Counts[runner.Events] = 500
+	iv := measure.Interval{Elapsed: 5 * time.Second, Length: 5 * time.Second, Running: 16, Hists: sampleFinal().Hists, QueueLength: 3, Concurrency: 2}
+	iv.Counts[measure.Events] = 500
 	r.Interval(iv)
 	r.Final(sampleFinal())
 	golden := filepath.Join("testdata", "report.golden")

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/runner"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
@@ -42,6 +42,23 @@ func init() {
 		},
 		New: func() workload.Workload { return &workloadTPCC{} },
 	})
+	result.Format1(upgradeFormat1)
+}
+
+// upgradeFormat1 reads a TPC-C result of the first file format, which kept
+// tpmC (and tpmTotal) x100 among the totals, over the first operation.
+func upgradeFormat1(r *result.Result) bool {
+	if _, ok := r.Totals["tpmC_x100"]; !ok || len(r.Ops) == 0 {
+		return false
+	}
+	first := r.Ops[0].Name
+	r.Metric = result.Metric{Name: "tpmC", Unit: first + " transactions per minute", Ops: []string{first}, PerSeconds: 60, LatencyOp: first}
+	if v, ok := r.Totals["tpmTotal_x100"]; ok {
+		r.Figures = map[string]float64{"tpmTotal": float64(v) / 100}
+	}
+	delete(r.Totals, "tpmC_x100")
+	delete(r.Totals, "tpmTotal_x100")
+	return true
 }
 
 type workloadTPCC struct {
@@ -312,10 +329,10 @@ func (r *tpccRun) Header() {
 	}
 }
 
-func (r *tpccRun) Interval(iv runner.Interval) { r.rep.Interval(iv) }
-func (r *tpccRun) Checkpoint(f runner.Final)   { r.rep.Checkpoint(f) }
+func (r *tpccRun) Interval(iv measure.Interval) { r.rep.Interval(iv) }
+func (r *tpccRun) Checkpoint(f measure.Final)   { r.rep.Checkpoint(f) }
 
-func (r *tpccRun) Final(f *runner.Final) map[string]float64 {
+func (r *tpccRun) Final(f *measure.Final) map[string]float64 {
 	s := r.rep.Final(f, r.w.warehouses)
 	if r.bmsql {
 		// The lines BenchmarkSQL's users grep. Unlike BenchmarkSQL, a

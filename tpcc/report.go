@@ -6,7 +6,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/measure"
 )
 
 // MaxTpmCPerWarehouse is the ceiling with keying and think times (clause 4.2).
@@ -21,7 +21,7 @@ type Report struct {
 func ms(h *hdr.Histogram, q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
 
 // Interval prints, per transaction type, the count, TPS and latencies of the interval.
-func (r *Report) Interval(iv runner.Interval) {
+func (r *Report) Interval(iv measure.Interval) {
 	s := iv.Length.Seconds()
 	for t, h := range iv.Hists {
 		if h.TotalCount() == 0 {
@@ -33,7 +33,7 @@ func (r *Report) Interval(iv runner.Interval) {
 }
 
 // Checkpoint is not used by TPC-C.
-func (r *Report) Checkpoint(runner.Final) {}
+func (r *Report) Checkpoint(measure.Final) {}
 
 // Summary is the run's headline figures.
 type Summary struct {
@@ -56,7 +56,7 @@ type AuditLine struct {
 
 // Summarize computes tpmC (New-Orders per minute, rollbacks included),
 // tpmTotal and efficiency, and the audit.
-func (r *Report) Summarize(f *runner.Final, warehouses int64) Summary {
+func (r *Report) Summarize(f *measure.Final, warehouses int64) Summary {
 	min := f.Elapsed.Minutes()
 	var total int64
 	for _, h := range f.Hists {
@@ -117,7 +117,7 @@ func (r *Report) Summarize(f *runner.Final, warehouses int64) Summary {
 }
 
 // Final prints per-type figures, tpmC, tpmTotal, efficiency and the audit.
-func (r *Report) Final(f *runner.Final, warehouses int64) Summary {
+func (r *Report) Final(f *measure.Final, warehouses int64) Summary {
 	w := r.W
 	fmt.Fprintf(w, "\n%-12s %9s %7s %7s %9s %9s %9s %9s %9s %9s %9s\n", "transaction", "count", "errors", "retries", "avg ms", "p50", "p90", "p95", "p99", "p99.9", "max")
 	for t, h := range f.Hists {
@@ -126,7 +126,7 @@ func (r *Report) Final(f *runner.Final, warehouses int64) Summary {
 	}
 	s := r.Summarize(f, warehouses)
 	fmt.Fprintf(w, "\ntpmC: %.1f, tpmTotal: %.1f, efficiency: %.1f%% (%d warehouses, %.1f s measured, reconnects %d)\n",
-		s.TpmC, s.TpmTotal, s.Efficiency, warehouses, f.Elapsed.Seconds(), f.Counts.Get(runner.Reconnects))
+		s.TpmC, s.TpmTotal, s.Efficiency, warehouses, f.Elapsed.Seconds(), f.Counts.Get(measure.Reconnects))
 	if !r.Run.cfg.Wait {
 		fmt.Fprintf(w, "(no keying or think times: efficiency only means something with --wait)\n")
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/gcpace"
 	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
@@ -367,7 +368,7 @@ type recorder struct {
 	ops []string
 }
 
-func (r recorder) Interval(iv runner.Interval) {
+func (r recorder) Interval(iv measure.Interval) {
 	r.Run.Interval(iv)
 	r.res.AddInterval(iv, r.ops)
 }

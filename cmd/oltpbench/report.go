@@ -70,7 +70,7 @@ func reportCommand() *cobra.Command {
 				baseName, candName = baseName+" (baseline)", candName+" (candidate)"
 			}
 			bv, cv := compare.Version{Label: baseName, Results: b}, compare.Version{Label: candName, Results: c}
-			tables, settings := compare.Build(bv, cv, workload.Describe), compare.Settings(bv, cv)
+			tables, settings := compare.Build(bv, cv, describe), compare.Settings(bv, cv)
 			out := cmd.OutOrStdout()
 			switch format {
 			case "text":
@@ -129,4 +129,9 @@ func parseFailOn(s string) (float64, error) {
 		return 0, fmt.Errorf("invalid --fail-on=%s: use regression:N%%, e.g. regression:5%%", s)
 	}
 	return pct / 100, nil
+}
+
+// describe is the registry's description of a result, for reports.
+func describe(resultName string) compare.Description {
+	return compare.Description(workload.Describe(resultName))
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // Load reads result files, or every *.json in the folders given and in
@@ -99,8 +98,18 @@ type Table struct {
 	Best     [2]*result.Result
 }
 
-// Describe names a workload for reports (bench.Describe, from the registry).
-type Describe func(workload string) workload.Description
+// Description is how reports present a workload's results: cmd fills it
+// from the workload registry, which this package does not import.
+type Description struct {
+	Title string
+	Rank  int
+	// Compact: the markdown report is one table of throughput by version and
+	// threads (as TiDB's TPC-C reports), without latency tables per version.
+	Compact bool
+}
+
+// Describe names a workload's result for reports.
+type Describe func(resultName string) Description
 
 // Build pairs the two versions' results by workload and thread count.
 func Build(base, cand Version, describe Describe) []Table {
@@ -147,7 +156,7 @@ func Build(base, cand Version, describe Describe) []Table {
 	for _, r := range cand.Results {
 		add(r, false)
 	}
-	descs := map[string]workload.Description{}
+	descs := map[string]Description{}
 	for _, k := range keys {
 		if _, ok := descs[k.w]; !ok {
 			descs[k.w] = describe(k.w)

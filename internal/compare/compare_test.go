@@ -11,7 +11,6 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and fixtures")
@@ -51,15 +50,15 @@ func fixture(t *testing.T, workload, version string, threads int, qps, p95Ms flo
 	return r
 }
 
-// describe stands in for the registry (cmd passes bench.Describe).
-func describe(w string) workload.Description {
+// describe stands in for the registry (cmd passes the workloads' descriptions).
+func describe(w string) Description {
 	switch w {
 	case "sysbench/oltp_point_select":
-		return workload.Description{Title: "Point Select", Rank: 0}
+		return Description{Title: "Point Select", Rank: 0}
 	case "tpcc":
-		return workload.Description{Title: "TPC-C", Rank: 99, Compact: true}
+		return Description{Title: "TPC-C", Rank: 99, Compact: true}
 	}
-	return workload.Description{Title: w, Rank: 99}
+	return Description{Title: w, Rank: 99}
 }
 
 func versions(t *testing.T) (Version, Version) {

@@ -17,7 +17,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/oltpbench/oltpbench/internal/hist"
-	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/measure"
 )
 
 // Format identifies the file layout; bump on incompatible change. Files of
@@ -138,7 +138,7 @@ type Interval struct {
 var counterNames = []string{"events", "reads", "writes", "others", "errors", "reconnects", "retries"}
 
 // Counts names the runner's counters.
-func Counts(t runner.Totals) map[string]int64 {
+func Counts(t measure.Totals) map[string]int64 {
 	m := map[string]int64{}
 	for i, n := range counterNames {
 		m[n] = t[i]
@@ -168,7 +168,7 @@ func NewOp(name string, h *hdr.Histogram) (Op, error) {
 }
 
 // AddInterval appends an interval from the runner.
-func (r *Result) AddInterval(iv runner.Interval, ops []string) {
+func (r *Result) AddInterval(iv measure.Interval, ops []string) {
 	x := Interval{T: iv.Elapsed.Seconds(), Seconds: iv.Length.Seconds(), Threads: iv.Running,
 		Counts: Counts(iv.Counts), P95Ms: map[string]float64{}, Queue: iv.QueueLength}
 	for i, h := range iv.Hists {
@@ -180,7 +180,7 @@ func (r *Result) AddInterval(iv runner.Interval, ops []string) {
 }
 
 // SetFinal fills totals and operations from the runner's final statistics.
-func (r *Result) SetFinal(f *runner.Final, ops []string) error {
+func (r *Result) SetFinal(f *measure.Final, ops []string) error {
 	r.Start, r.End = f.Start, f.End
 	r.Seconds = f.Elapsed.Seconds()
 	r.Interrupted = f.Interrupted
@@ -249,23 +249,25 @@ func Read(path string) (*Result, error) {
 	return &r, nil
 }
 
-// upgrade1 gives a format-1 result its metric: those files carried tpmC as
-// a total ("tpmC_x100", over the first operation) and otherwise meant
-// queries per second.
+// upgrade1 gives a format-1 result its metric: a workload that stored its
+// own figure among the totals registered how to read it back (Format1);
+// the rest meant queries per second.
 func (r *Result) upgrade1() {
 	r.Format = Format
-	if _, ok := r.Totals["tpmC_x100"]; ok && len(r.Ops) > 0 {
-		first := r.Ops[0].Name
-		r.Metric = Metric{Name: "tpmC", Unit: first + " transactions per minute", Ops: []string{first}, PerSeconds: 60, LatencyOp: first}
-		if v, ok := r.Totals["tpmTotal_x100"]; ok {
-			r.Figures = map[string]float64{"tpmTotal": float64(v) / 100}
+	for _, up := range format1Upgrades {
+		if up(r) {
+			return
 		}
-		delete(r.Totals, "tpmC_x100")
-		delete(r.Totals, "tpmTotal_x100")
-		return
 	}
 	r.Metric = QPS
 }
+
+var format1Upgrades []func(*Result) bool
+
+// Format1 registers how a workload's format-1 results get their metric:
+// up reports whether r was one of them (and then sets r.Metric). Workloads
+// call it from init, so this package names none of them.
+func Format1(up func(r *Result) bool) { format1Upgrades = append(format1Upgrades, up) }
 
 // QPS is the metric of statement-counting workloads: reads, writes and
 // other statements per second.

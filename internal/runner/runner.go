@@ -13,29 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/worker"
-)
-
-// Thread and Worker are the workload contract; see package workload.
-type (
-	Thread = worker.Thread
-	Worker = worker.Worker
-)
-
-// Counter names, re-exported for reporters.
-const (
-	Events      = worker.Events
-	Reads       = worker.Reads
-	Writes      = worker.Writes
-	Others      = worker.Others
-	Errors      = worker.Errors
-	Reconnects  = worker.Reconnects
-	Retries     = worker.Retries
-	numCounters = worker.NumCounters
 )
 
 // threadStats are the runner's own per-thread figures.
@@ -49,7 +30,7 @@ type threadStats struct {
 }
 
 // Factory prepares a worker on a driver connection (statements are prepared there).
-type Factory func(dc driver.Conn, t *Thread) (Worker, error)
+type Factory func(dc driver.Conn, t *worker.Thread) (worker.Worker, error)
 
 // Config is the run's shape.
 type Config struct {
@@ -64,59 +45,6 @@ type Config struct {
 	// Grace is how long to wait for in-flight events after a stop before reporting anyway.
 	Grace time.Duration
 	Seed  int64
-}
-
-// Totals are counter sums.
-type Totals [numCounters]int64
-
-// Get returns one counter.
-func (t Totals) Get(c worker.Counter) int64 { return t[c] }
-
-// Sub returns t - o.
-func (t Totals) Sub(o Totals) Totals {
-	for i := range t {
-		t[i] -= o[i]
-	}
-	return t
-}
-
-// Interval is what a reporter receives every report interval.
-type Interval struct {
-	Elapsed     time.Duration // since the measured start
-	Length      time.Duration // of this interval
-	Running     int           // threads still running
-	Counts      Totals        // during the interval
-	Hists       []*hdr.Histogram
-	QueueLength int64 // --rate only
-	Concurrency int64 // --rate only
-}
-
-// Final is the run's outcome since its measured start, or since the last
-// report checkpoint: counts, histograms and Elapsed cover that period;
-// SinceStart is the time since the measured start (sysbench's "total time").
-type Final struct {
-	Elapsed     time.Duration
-	SinceStart  time.Duration
-	Counts      Totals
-	Hists       []*hdr.Histogram
-	MinUs       int64
-	MaxUs       int64
-	SumUs       int64
-	PerThread   []ThreadStat
-	Interrupted bool
-	Start, End  time.Time
-}
-
-// ThreadStat feeds "Threads fairness".
-type ThreadStat struct {
-	Events int64
-	Busy   time.Duration
-}
-
-// Reporter receives reports; calls come from one goroutine.
-type Reporter interface {
-	Interval(iv Interval)
-	Checkpoint(f Final)
 }
 
 // Connector hands out connections, round-robin over endpoints.
@@ -135,15 +63,15 @@ func (e *FatalError) Unwrap() error { return e.Err }
 
 // Run executes the benchmark and returns the final statistics. ctx cancellation
 // (Ctrl-C) ends it early with what was measured.
-func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *hist.Registry, rep Reporter) (*Final, error) {
+func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *hist.Registry, rep measure.Reporter) (*measure.Final, error) {
 	if cfg.Threads < 1 {
 		return nil, errors.New("--threads must be at least 1")
 	}
 	r := &run{cfg: cfg, cn: cn, newWorker: newWorker, reg: reg}
-	r.threads = make([]*Thread, cfg.Threads)
+	r.threads = make([]*worker.Thread, cfg.Threads)
 	r.stats = make([]threadStats, cfg.Threads)
 	for i := range r.threads {
-		r.threads[i] = &Thread{ID: i}
+		r.threads[i] = &worker.Thread{ID: i}
 		r.stats[i].minUs.Store(math.MaxInt64)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
@@ -164,7 +92,7 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	for _, t := range r.threads {
 		wg.Add(1)
 		r.running.Add(1)
-		go func(t *Thread) {
+		go func(t *worker.Thread) {
 			defer wg.Done()
 			defer r.running.Add(-1)
 			if err := r.thread(runCtx, t); err != nil {
@@ -246,7 +174,7 @@ loop:
 			armCheckpoint()
 		case now := <-tick:
 			cur := r.snapshot()
-			iv := Interval{Elapsed: now.Sub(r.measuredStart).Round(time.Millisecond), Length: now.Sub(lastAt),
+			iv := measure.Interval{Elapsed: now.Sub(r.measuredStart).Round(time.Millisecond), Length: now.Sub(lastAt),
 				Running: int(r.running.Load()), Counts: cur.Sub(last), Hists: r.reg.Interval()}
 			if queue != nil {
 				iv.QueueLength = int64(len(queue))
@@ -266,7 +194,7 @@ loop:
 			// sysbench prints the interval that ends with the run.
 			if tick != nil && now.Sub(lastAt) >= cfg.ReportInterval/2 {
 				cur := r.snapshot()
-				rep.Interval(Interval{Elapsed: now.Sub(r.measuredStart).Round(time.Second), Length: now.Sub(lastAt),
+				rep.Interval(measure.Interval{Elapsed: now.Sub(r.measuredStart).Round(time.Second), Length: now.Sub(lastAt),
 					Running: int(r.running.Load()), Counts: cur.Sub(last), Hists: r.reg.Interval()})
 			}
 			break loop
@@ -302,7 +230,7 @@ type run struct {
 	cn            Connector
 	newWorker     Factory
 	reg           *hist.Registry
-	threads       []*Thread
+	threads       []*worker.Thread
 	stats         []threadStats
 	running       atomic.Int64
 	busy          atomic.Int64
@@ -311,12 +239,12 @@ type run struct {
 	queue         chan int64
 	start         time.Time
 	measuredStart time.Time
-	periodStart   time.Time // the measured start, or the last checkpoint
-	base          Totals    // counters at the last checkpoint
+	periodStart   time.Time      // the measured start, or the last checkpoint
+	base          measure.Totals // counters at the last checkpoint
 }
 
-func (r *run) snapshot() Totals {
-	var t Totals
+func (r *run) snapshot() measure.Totals {
+	var t measure.Totals
 	for _, th := range r.threads {
 		for i := range t {
 			t[i] += th.Ctr[i].Load()
@@ -332,19 +260,19 @@ func (r *run) resetExtremes() {
 		st.maxUs.Store(0)
 		st.sumUs.Store(0)
 		st.busyNs.Store(0)
-		st.baseEvents = t.Ctr[Events].Load()
+		st.baseEvents = t.Ctr[measure.Events].Load()
 	}
 	r.base = r.snapshot()
 }
 
 // final sums up the period from periodStart to end. A checkpoint also
 // starts the next period: counters and histograms are cut together.
-func (r *run) final(interrupted bool, end time.Time, checkpoint bool) *Final {
-	f := &Final{Elapsed: end.Sub(r.periodStart), SinceStart: end.Sub(r.measuredStart), MinUs: math.MaxInt64,
+func (r *run) final(interrupted bool, end time.Time, checkpoint bool) *measure.Final {
+	f := &measure.Final{Elapsed: end.Sub(r.periodStart), SinceStart: end.Sub(r.measuredStart), MinUs: math.MaxInt64,
 		Interrupted: interrupted, Start: r.periodStart, End: end}
 	events := make([]int64, len(r.threads))
 	for i, t := range r.threads {
-		events[i] = t.Ctr[Events].Load()
+		events[i] = t.Ctr[measure.Events].Load()
 	}
 	now := r.snapshot()
 	if checkpoint {
@@ -353,12 +281,12 @@ func (r *run) final(interrupted bool, end time.Time, checkpoint bool) *Final {
 		f.Hists = r.reg.Total()
 	}
 	f.Counts = now.Sub(r.base)
-	f.Counts[Events] = 0
+	f.Counts[measure.Events] = 0
 	for i := range r.threads {
 		st := &r.stats[i]
 		ev := events[i] - st.baseEvents
-		f.Counts[Events] += ev
-		f.PerThread = append(f.PerThread, ThreadStat{Events: ev, Busy: time.Duration(st.busyNs.Load())})
+		f.Counts[measure.Events] += ev
+		f.PerThread = append(f.PerThread, measure.ThreadStat{Events: ev, Busy: time.Duration(st.busyNs.Load())})
 		f.MinUs = min(f.MinUs, st.minUs.Load())
 		f.MaxUs = max(f.MaxUs, st.maxUs.Load())
 		f.SumUs += st.sumUs.Load()
@@ -426,7 +354,7 @@ func (r *run) schedule(ctx context.Context, q chan int64) error {
 }
 
 // thread is one benchmark thread: connect, prepare, loop, reconnect on loss.
-func (r *run) thread(ctx context.Context, t *Thread) error {
+func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 	backoff := 10 * time.Millisecond
 	first := true
 	for !r.stopped() {
@@ -436,7 +364,7 @@ func (r *run) thread(ctx context.Context, t *Thread) error {
 				return err
 			}
 			if !first {
-				t.Add(Reconnects, 1)
+				t.Add(measure.Reconnects, 1)
 			}
 			first = false
 			backoff = 10 * time.Millisecond
@@ -464,7 +392,7 @@ func (r *run) thread(ctx context.Context, t *Thread) error {
 // loop runs events until the run stops. A lost connection returns
 // driver.ErrBadConn, which tells Raw's caller to drop the connection and
 // make another.
-func (r *run) loop(t *Thread, w Worker) error {
+func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 	for {
 		if r.stopped() {
 			return nil
@@ -513,7 +441,7 @@ func (r *run) loop(t *Thread, w Worker) error {
 				return err
 			}
 			// sysbench: roll back, count, restart the event.
-			t.Add(Errors, 1)
+			t.Add(measure.Errors, 1)
 			if rerr := w.Rollback(); rerr != nil && conn.IsLost(rerr) {
 				r.idle(track)
 				return driver.ErrBadConn
@@ -527,7 +455,7 @@ func (r *run) loop(t *Thread, w Worker) error {
 		r.idle(track)
 		lat := end.Sub(scheduled).Microseconds()
 		r.reg.Record(op, t.ID, lat)
-		t.Ctr[Events].Add(1)
+		t.Ctr[measure.Events].Add(1)
 		st := &r.stats[t.ID]
 		st.busyNs.Add(int64(end.Sub(t0)))
 		st.sumUs.Add(lat)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
@@ -43,7 +44,7 @@ func (w *fakeWorker) Event() (int, error) {
 	if err := w.event(w.t); err != nil {
 		return 0, err
 	}
-	w.t.Add(worker.Reads, 2)
+	w.t.Add(measure.Reads, 2)
 	return 0, nil
 }
 func (w *fakeWorker) Rollback() error { w.rolled.Add(1); return nil }
@@ -51,13 +52,13 @@ func (w *fakeWorker) Close() error    { w.closed.Add(1); return nil }
 
 type nopReporter struct {
 	mu        sync.Mutex
-	intervals []Interval
+	intervals []measure.Interval
 	ivSamples []int64 // samples in each interval's histograms
 	cps       int
-	cpFinals  []Final
+	cpFinals  []measure.Final
 }
 
-func (r *nopReporter) Interval(iv Interval) {
+func (r *nopReporter) Interval(iv measure.Interval) {
 	r.mu.Lock()
 	r.intervals = append(r.intervals, iv)
 	n := int64(0)
@@ -67,7 +68,7 @@ func (r *nopReporter) Interval(iv Interval) {
 	r.ivSamples = append(r.ivSamples, n)
 	r.mu.Unlock()
 }
-func (r *nopReporter) Checkpoint(f Final) {
+func (r *nopReporter) Checkpoint(f measure.Final) {
 	r.mu.Lock()
 	r.cps++
 	r.cpFinals = append(r.cpFinals, f)
@@ -88,8 +89,8 @@ func TestEventLimitIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Counts[Events] != 10007 || f.Counts[Reads] != 2*10007 || f.Hists[0].TotalCount() != 10007 {
-		t.Fatalf("events %d reads %d hist %d", f.Counts[Events], f.Counts[Reads], f.Hists[0].TotalCount())
+	if f.Counts[measure.Events] != 10007 || f.Counts[measure.Reads] != 2*10007 || f.Hists[0].TotalCount() != 10007 {
+		t.Fatalf("events %d reads %d hist %d", f.Counts[measure.Events], f.Counts[measure.Reads], f.Hists[0].TotalCount())
 	}
 	if closed.Load() != 8 {
 		t.Fatalf("%d workers closed, want 8", closed.Load())
@@ -118,8 +119,8 @@ func TestIgnoredErrorsRetryTheEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Counts[Events] != 1000 || f.Counts[Errors] == 0 || f.Counts[Errors] != rolled.Load() {
-		t.Fatalf("events %d errors %d rollbacks %d", f.Counts[Events], f.Counts[Errors], rolled.Load())
+	if f.Counts[measure.Events] != 1000 || f.Counts[measure.Errors] == 0 || f.Counts[measure.Errors] != rolled.Load() {
+		t.Fatalf("events %d errors %d rollbacks %d", f.Counts[measure.Events], f.Counts[measure.Errors], rolled.Load())
 	}
 }
 
@@ -149,11 +150,11 @@ func TestLostConnectionReconnects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Counts[Events] != 2000 {
-		t.Fatalf("events %d: a lost event must be redone", f.Counts[Events])
+	if f.Counts[measure.Events] != 2000 {
+		t.Fatalf("events %d: a lost event must be redone", f.Counts[measure.Events])
 	}
-	if f.Counts[Reconnects] == 0 || f.Counts[Reconnects] != fc.connects.Load()-4 {
-		t.Fatalf("reconnects %d, connects %d", f.Counts[Reconnects], fc.connects.Load())
+	if f.Counts[measure.Reconnects] == 0 || f.Counts[measure.Reconnects] != fc.connects.Load()-4 {
+		t.Fatalf("reconnects %d, connects %d", f.Counts[measure.Reconnects], fc.connects.Load())
 	}
 }
 
@@ -185,19 +186,19 @@ func TestTimeLimitIntervalsAndCancel(t *testing.T) {
 	n := len(rep.intervals)
 	var sum int64
 	for _, iv := range rep.intervals {
-		sum += iv.Counts[Events]
+		sum += iv.Counts[measure.Events]
 	}
 	rep.mu.Unlock()
-	if n < 3 || sum > f.Counts[Events] || sum == 0 {
-		t.Fatalf("%d intervals, %d events in them, %d in all", n, sum, f.Counts[Events])
+	if n < 3 || sum > f.Counts[measure.Events] || sum == 0 {
+		t.Fatalf("%d intervals, %d events in them, %d in all", n, sum, f.Counts[measure.Events])
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
 	f, err = Run(ctx, Config{Threads: 2, Duration: time.Hour}, &fakeConnector{}, factory(slow, &rolled, &closed),
 		hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
-	if err != nil || !f.Interrupted || f.Counts[Events] == 0 {
-		t.Fatalf("cancel: err %v interrupted %v events %d", err, f.Interrupted, f.Counts[Events])
+	if err != nil || !f.Interrupted || f.Counts[measure.Events] == 0 {
+		t.Fatalf("cancel: err %v interrupted %v events %d", err, f.Interrupted, f.Counts[measure.Events])
 	}
 }
 
@@ -220,9 +221,9 @@ func TestWarmupAndCheckpointReset(t *testing.T) {
 	// After the checkpoint, only the last ~150 ms count: at most 2 threads x 150 events.
 	// A reset is not atomic across threads: an event in flight may land on
 	// either side, one per thread at most.
-	diff := f.Counts[Events] - f.Hists[0].TotalCount()
-	if f.Elapsed > 250*time.Millisecond || f.Counts[Events] > 2*200 || diff < -2 || diff > 2 {
-		t.Fatalf("elapsed %v events %d hist %d", f.Elapsed, f.Counts[Events], f.Hists[0].TotalCount())
+	diff := f.Counts[measure.Events] - f.Hists[0].TotalCount()
+	if f.Elapsed > 250*time.Millisecond || f.Counts[measure.Events] > 2*200 || diff < -2 || diff > 2 {
+		t.Fatalf("elapsed %v events %d hist %d", f.Elapsed, f.Counts[measure.Events], f.Hists[0].TotalCount())
 	}
 }
 
@@ -233,15 +234,15 @@ func TestRateSchedulesArrivals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Counts[Events] < 350 || f.Counts[Events] > 650 {
-		t.Fatalf("%d events at 500/s in 1 s", f.Counts[Events])
+	if f.Counts[measure.Events] < 350 || f.Counts[measure.Events] > 650 {
+		t.Fatalf("%d events at 500/s in 1 s", f.Counts[measure.Events])
 	}
 }
 
-type funcReporter func(Interval)
+type funcReporter func(measure.Interval)
 
-func (f funcReporter) Interval(iv Interval) { f(iv) }
-func (funcReporter) Checkpoint(Final)       {}
+func (f funcReporter) Interval(iv measure.Interval) { f(iv) }
+func (funcReporter) Checkpoint(measure.Final)       {}
 
 // With every thread held inside an event, the open-loop report must show all
 // of them busy and the arrivals queuing behind them.
@@ -252,7 +253,7 @@ func TestRateReportsConcurrencyAndQueue(t *testing.T) {
 	var once sync.Once
 	var mu sync.Mutex
 	var seenBusy, seenQueue int64
-	rep := funcReporter(func(iv Interval) {
+	rep := funcReporter(func(iv measure.Interval) {
 		mu.Lock()
 		defer mu.Unlock()
 		seenBusy = max(seenBusy, iv.Concurrency)
@@ -307,12 +308,12 @@ func TestCheckpointTimesAndIntervals(t *testing.T) {
 	// last report (one report cut short by a checkpoint lost ~10% before).
 	var ivEvents, ivSamples int64
 	for i, iv := range rep.intervals {
-		ivEvents += iv.Counts[Events]
+		ivEvents += iv.Counts[measure.Events]
 		ivSamples += rep.ivSamples[i]
 	}
-	all := f.Counts[Events]
+	all := f.Counts[measure.Events]
 	for _, cp := range rep.cpFinals {
-		all += cp.Counts[Events]
+		all += cp.Counts[measure.Events]
 	}
 	if ivEvents > all+2 || float64(ivEvents) < 0.9*float64(all) {
 		t.Errorf("interval reports count %d events, the periods %d", ivEvents, all)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/oltpbench/oltpbench/internal/measure"
+
 	"github.com/oltpbench/oltpbench/internal/conn"
 )
 
@@ -38,19 +40,19 @@ type Stmt struct {
 	parts []string // query split at '?', for text mode
 	ds    driver.Stmt
 	args  []driver.Value
-	last  Counter // how sysbench counts the last execution
+	last  measure.Counter // how sysbench counts the last execution
 }
 
 // Counted is how sysbench counts the statement's last execution: a result
 // set is a read, changed rows a write, anything else (BEGIN, an UPDATE that
 // matched nothing, a dry run) other.
-func (st *Stmt) Counted() Counter { return st.last }
+func (st *Stmt) Counted() measure.Counter { return st.last }
 
-func countedExec(res driver.Result) Counter {
+func countedExec(res driver.Result) measure.Counter {
 	if n, err := res.RowsAffected(); err == nil && n > 0 {
-		return Writes
+		return measure.Writes
 	}
-	return Others
+	return measure.Others
 }
 
 // errMaxPreparedStmts is ER_MAX_PREPARED_STMT_COUNT_REACHED.
@@ -104,9 +106,9 @@ func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	st.last = Others
+	st.last = measure.Others
 	if len(rows.Columns()) > 0 {
-		st.last = Reads
+		st.last = measure.Reads
 	}
 	return st.s.scan(rows, fn)
 }
@@ -169,7 +171,7 @@ func (s *Session) Exec(query string) error {
 }
 
 // ExecCounted is Exec that says how sysbench counts the statement.
-func (s *Session) ExecCounted(query string) (Counter, error) {
+func (s *Session) ExecCounted(query string) (measure.Counter, error) {
 	res, err := s.textExec(query)
 	if err != nil {
 		return 0, err

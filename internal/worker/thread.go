@@ -3,20 +3,10 @@
 // statements on one pinned driver connection.
 package worker
 
-import "sync/atomic"
+import (
+	"sync/atomic"
 
-// Counter indexes a thread's counters.
-type Counter int
-
-const (
-	Events Counter = iota
-	Reads
-	Writes
-	Others
-	Errors     // ignored errors
-	Reconnects // connections re-established after a loss
-	Retries    // transactions retried after a conflict
-	NumCounters
+	"github.com/oltpbench/oltpbench/internal/measure"
 )
 
 // Thread is what a worker sees of its benchmark thread: its id, its counters,
@@ -24,12 +14,12 @@ const (
 type Thread struct {
 	ID    int
 	State any
-	Ctr   [NumCounters]atomic.Int64
+	Ctr   [measure.NumCounters]atomic.Int64
 	_     [64]byte // counters of different threads on different cache lines
 }
 
 // Add counts n statements (or events) of kind c.
-func (t *Thread) Add(c Counter, n int64) { t.Ctr[c].Add(n) }
+func (t *Thread) Add(c measure.Counter, n int64) { t.Ctr[c].Add(n) }
 
 // Worker runs events on one connection; a new one is made after a reconnect.
 type Worker interface {

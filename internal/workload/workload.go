@@ -15,8 +15,8 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/runner"
 	"github.com/oltpbench/oltpbench/internal/worker"
 )
 
@@ -126,10 +126,10 @@ type Run interface {
 	NewWorker(dc driver.Conn, t *worker.Thread) (worker.Worker, error)
 	// Header is printed before the run starts.
 	Header()
-	runner.Reporter
+	measure.Reporter
 	// Final prints the end-of-run report and returns the workload's own
 	// figures for the result file (efficiency, tpmTotal).
-	Final(f *runner.Final) map[string]float64
+	Final(f *measure.Final) map[string]float64
 }
 
 // Tool names the client in banners and results ("oltpbench 1.2.3"); cmd sets it.

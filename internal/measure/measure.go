@@ -1,0 +1,77 @@
+// Package measure is what a run measured: counter totals, the interval
+// reports and the final figures. The runner fills them, workloads print
+// them, result files record them; it needs no server or driver.
+package measure
+
+import (
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Counter indexes a thread's counters.
+type Counter int
+
+const (
+	Events Counter = iota
+	Reads
+	Writes
+	Others
+	Errors     // ignored errors
+	Reconnects // connections re-established after a loss
+	Retries    // transactions retried after a conflict
+	NumCounters
+)
+
+// Totals are counter sums.
+type Totals [NumCounters]int64
+
+// Get returns one counter.
+func (t Totals) Get(c Counter) int64 { return t[c] }
+
+// Sub returns t - o.
+func (t Totals) Sub(o Totals) Totals {
+	for i := range t {
+		t[i] -= o[i]
+	}
+	return t
+}
+
+// Interval is what a reporter receives every report interval.
+type Interval struct {
+	Elapsed     time.Duration // since the measured start
+	Length      time.Duration // of this interval
+	Running     int           // threads still running
+	Counts      Totals        // during the interval
+	Hists       []*hdr.Histogram
+	QueueLength int64 // --rate only
+	Concurrency int64 // --rate only
+}
+
+// Final is the run's outcome since its measured start, or since the last
+// report checkpoint: counts, histograms and Elapsed cover that period;
+// SinceStart is the time since the measured start (sysbench's "total time").
+type Final struct {
+	Elapsed     time.Duration
+	SinceStart  time.Duration
+	Counts      Totals
+	Hists       []*hdr.Histogram
+	MinUs       int64
+	MaxUs       int64
+	SumUs       int64
+	PerThread   []ThreadStat
+	Interrupted bool
+	Start, End  time.Time
+}
+
+// ThreadStat feeds "Threads fairness".
+type ThreadStat struct {
+	Events int64
+	Busy   time.Duration
+}
+
+// Reporter receives reports; calls come from one goroutine.
+type Reporter interface {
+	Interval(iv Interval)
+	Checkpoint(f Final)
+}
