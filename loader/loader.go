@@ -51,7 +51,6 @@ type Options struct {
 	Quiet      bool
 	Info       io.Writer // the loader's own lines: mode, progress, resume and shard notes (nil: Log)
 	Progress   string    // auto | on | off
-	store      Store     // import: where the unit files are
 }
 
 // Report says what a load did, for the user and for result files.
@@ -115,7 +114,7 @@ type unit struct {
 	ti       int
 	idx      int64
 	first, n int64
-	file     string // CSV file to read from Options.store (import); "" to generate
+	file     string // CSV file to read from the job's files (import); "" to generate
 	sha256   string // expected digest of file
 	// lo and hi bound the unit's rows on the table's key column, so a
 	// half-loaded unit can be removed; keyed is false when there is no key.
@@ -168,8 +167,8 @@ func Load(ctx context.Context, co conn.Options, ds Dataset, o Options) (*Report,
 		}
 		units = append(units, us)
 	}
-	unitKind := "chunk:" + strconv.FormatInt(chunkRows(ds), 10)
-	return run(ctx, pool, co.DB, srv, ds, units, unitKind, rep, o)
+	j := &job{pool: pool, schema: co.DB, srv: srv, ds: ds, units: units, kind: "chunk:" + strconv.FormatInt(chunkRows(ds), 10), o: o, rep: rep}
+	return j.run(ctx)
 }
 
 func chunkRows(ds Dataset) int64 {
@@ -179,268 +178,341 @@ func chunkRows(ds Dataset) int64 {
 	return ds.Tables[0].ChunkRows
 }
 
-// run is the common pipeline of the server modes and of import.
-func run(ctx context.Context, pool *conn.Pool, schema string, srv *server, ds Dataset, units [][]unit, unitKind string, rep *Report, o Options) (*Report, error) {
-	var err error
-	if rep.IndexTiming, rep.IxReason, err = chooseTiming(o.IndexTiming, srv); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(o.Info, "Load mode: %s (%s); indexes: %s (%s)\n", rep.Mode, rep.ModeReason, rep.IndexTiming, rep.IxReason)
-	db := pool.DB(0)
-	splits := make([]*Split, len(ds.Tables))
-	var names []string
-	for i, t := range ds.Tables {
-		names = append(names, t.Name)
-		if splits[i], err = SplitDDL(t.DDL); err != nil {
-			return nil, fmt.Errorf("table %s: %v", t.Name, err)
+// job is one load of units into a server, the server modes' and import's
+// alike. Its phases run in order (run): plan, record, create, schedule,
+// load (each table's indexes as soon as its data is in), index (tables
+// completed earlier or by other shards), analyze, finish.
+type job struct {
+	pool   *conn.Pool
+	schema string
+	srv    *server
+	ds     Dataset
+	units  [][]unit // per table
+	kind   string   // what a unit is, recorded so a resume cuts the same units
+	files  Store    // import: where the units' files are; nil when generated
+	o      Options
+	rep    *Report
+
+	splits     []*Split
+	names      []string
+	existing   []string        // tables there before this load
+	had        map[string]bool // the same, lower-case
+	created    []bool
+	continuing bool // --resume, or one of several shards
+	tasks      []task
+	all        int            // units in all, before resume and shards
+	left       []atomic.Int64 // per table, units still to load here
+	totalRows  int64
+	indexed    []atomic.Bool
+	indexNs    atomic.Int64
+	start      time.Time
+}
+
+// task is a unit to load, with whether its table existed (then a unit a
+// crash left half-loaded is cleared first).
+type task struct {
+	u    unit
+	redo bool
+}
+
+func (j *job) run(ctx context.Context) (*Report, error) {
+	j.start = time.Now()
+	for _, phase := range []func(context.Context) error{j.plan, j.record, j.create, j.schedule, j.load} {
+		if err := phase(ctx); err != nil {
+			return nil, err
 		}
 	}
-	existing, err := existingTables(ctx, db, schema, names)
+	complete, err := j.index(ctx)
 	if err != nil {
 		return nil, err
 	}
-	continuing := o.Resume || o.Shards > 0
-	if len(existing) > 0 && !continuing {
-		return nil, &ExistingTablesError{DB: schema, Tables: existing}
+	if !complete {
+		fmt.Fprintf(j.o.Info, "Shard %d/%d done; the dataset is not complete yet: the last shard to finish adds the indexes\n", j.o.Shard, j.o.Shards)
+		j.rep.Total = time.Since(j.start)
+		return j.rep, nil
 	}
-	if err := ensureRecordTables(ctx, db); err != nil {
+	if err := j.analyze(ctx); err != nil {
 		return nil, err
 	}
-	record := map[string]string{"workload": ds.Workload, "seed": strconv.FormatUint(o.Seed, 10), "unit": unitKind,
-		"index_timing": rep.IndexTiming, "load_mode": rep.Mode, "state": "loading"}
+	return j.rep, j.finish(ctx)
+}
+
+// plan chooses the index timing, splits each table's DDL into the table
+// and its secondary indexes, and refuses tables already there unless the
+// load continues an earlier one.
+func (j *job) plan(ctx context.Context) error {
+	var err error
+	if j.rep.IndexTiming, j.rep.IxReason, err = chooseTiming(j.o.IndexTiming, j.srv); err != nil {
+		return err
+	}
+	fmt.Fprintf(j.o.Info, "Load mode: %s (%s); indexes: %s (%s)\n", j.rep.Mode, j.rep.ModeReason, j.rep.IndexTiming, j.rep.IxReason)
+	j.splits = make([]*Split, len(j.ds.Tables))
+	for i, t := range j.ds.Tables {
+		j.names = append(j.names, t.Name)
+		if j.splits[i], err = SplitDDL(t.DDL); err != nil {
+			return fmt.Errorf("table %s: %v", t.Name, err)
+		}
+	}
+	if j.existing, err = existingTables(ctx, j.pool.DB(0), j.schema, j.names); err != nil {
+		return err
+	}
+	j.continuing = j.o.Resume || j.o.Shards > 0
+	if len(j.existing) > 0 && !j.continuing {
+		return &ExistingTablesError{DB: j.schema, Tables: j.existing}
+	}
+	j.had = map[string]bool{}
+	for _, n := range j.existing {
+		j.had[strings.ToLower(n)] = true
+	}
+	return nil
+}
+
+// record writes the dataset's record, or checks it against the one an
+// earlier load (or another shard) wrote: a resumed load must make the same
+// rows.
+func (j *job) record(ctx context.Context) error {
+	db := j.pool.DB(0)
+	if err := ensureRecordTables(ctx, db); err != nil {
+		return err
+	}
+	record := map[string]string{"workload": j.ds.Workload, "seed": strconv.FormatUint(j.o.Seed, 10), "unit": j.kind,
+		"index_timing": j.rep.IndexTiming, "load_mode": j.rep.Mode, "state": "loading"}
 	identity := []string{"workload", "seed", "unit", "index_timing"}
-	for k, v := range ds.Meta {
+	for k, v := range j.ds.Meta {
 		record[k] = v
 		identity = append(identity, k)
 	}
-	if len(existing) > 0 {
+	if len(j.existing) > 0 {
 		have, err := ReadDataset(ctx, db)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if have["workload"] == "" {
-			return nil, fmt.Errorf("table(s) %s exist but no oltpbench load record does: they were not loaded by oltpbench; run cleanup first", strings.Join(existing, ", "))
+			return fmt.Errorf("table(s) %s exist but no oltpbench load record does: they were not loaded by oltpbench; run cleanup first", strings.Join(j.existing, ", "))
 		}
 	}
-	if err := writeDataset(ctx, db, record, identity); err != nil {
-		return nil, err
-	}
+	return writeDataset(ctx, db, record, identity)
+}
 
-	// Create.
+// create makes the tables that are not there: with the primary key only,
+// or whole when the indexes come before the data.
+func (j *job) create(ctx context.Context) error {
 	start := time.Now()
-	have := map[string]bool{}
-	for _, n := range existing {
-		have[strings.ToLower(n)] = true
-	}
-	created := make([]bool, len(ds.Tables))
-	for i, t := range ds.Tables {
-		if have[strings.ToLower(t.Name)] {
+	j.created = make([]bool, len(j.ds.Tables))
+	for i, t := range j.ds.Tables {
+		if j.had[strings.ToLower(t.Name)] {
 			continue
 		}
-		created[i] = true
-		stmts := []string{splits[i].Create}
-		if rep.IndexTiming == "before" {
-			stmts = splits[i].Full
+		j.created[i] = true
+		stmts := []string{j.splits[i].Create}
+		if j.rep.IndexTiming == "before" {
+			stmts = j.splits[i].Full
 		}
-		for j, q := range stmts {
-			if j == 0 && continuing {
-				q = strings.Replace(q, "CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ", 1)
+		for k, q := range stmts {
+			if k == 0 && j.continuing {
+				q = ifNotExists(q)
 			}
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				if continuing && conn.Number(err) == errDupKeyName { // another shard added the index first
+			if _, err := j.pool.DB(0).ExecContext(ctx, q); err != nil {
+				if j.continuing && conn.Number(err) == conn.ErrDupKeyName { // another shard added the index first
 					continue
 				}
-				return nil, fmt.Errorf("creating table %s: %v", t.Name, err)
+				return fmt.Errorf("creating table %s: %v", t.Name, err)
 			}
 		}
 	}
-	rep.Create = time.Since(start)
+	j.rep.Create = time.Since(start)
+	return nil
+}
 
-	// Plan: skip units already done; keep this shard's part.
-	done, err := doneUnits(ctx, db)
+// schedule leaves out the units done earlier and those of other shards,
+// and orders the rest in waves of --threads tables.
+func (j *job) schedule(ctx context.Context) error {
+	done, err := doneUnits(ctx, j.pool.DB(0))
 	if err != nil {
-		return nil, err
-	}
-	type task struct {
-		u      unit
-		redo   bool // the table existed: clear the unit's key range first
-		global int
+		return err
 	}
 	var all []task
-	for ti := range units {
-		for _, u := range units[ti] {
-			all = append(all, task{u: u, redo: have[strings.ToLower(ds.Tables[ti].Name)]})
+	for ti := range j.units {
+		for _, u := range j.units[ti] {
+			all = append(all, task{u: u, redo: j.had[strings.ToLower(j.ds.Tables[ti].Name)]})
 		}
 	}
+	j.all = len(all)
 	// Shards are assigned in a canonical order (chunk, then table), so that
 	// clients with different --threads still take disjoint parts.
 	sort.SliceStable(all, func(a, b int) bool { return all[a].u.idx < all[b].u.idx })
-	left := make([]atomic.Int64, len(ds.Tables))
-	var tasks []task
-	var totalRows int64
+	j.left = make([]atomic.Int64, len(j.ds.Tables))
 	for g, tk := range all {
-		tk.global = g
-		if _, ok := done[ds.Tables[tk.u.ti].Name][tk.u.idx]; ok {
-			rep.Skipped++
+		_, loaded := done[j.ds.Tables[tk.u.ti].Name][tk.u.idx]
+		if loaded || j.o.Shards > 0 && g%j.o.Shards != j.o.Shard-1 {
+			j.rep.Skipped++
 			continue
 		}
-		if o.Shards > 0 && g%o.Shards != o.Shard-1 {
-			rep.Skipped++
-			continue
-		}
-		tasks = append(tasks, tk)
-		left[tk.u.ti].Add(1)
-		totalRows += ds.Tables[tk.u.ti].EstimatedRowsOf(tk.u.n)
+		j.tasks = append(j.tasks, tk)
+		j.left[tk.u.ti].Add(1)
+		j.totalRows += j.ds.Tables[tk.u.ti].EstimatedRowsOf(tk.u.n)
 	}
 	// Tables load in waves of --threads tables, chunks of a wave interleaved:
 	// threads work on different tables (InnoDB serialises bulk loads into one
 	// table with AUTO_INCREMENT), and a wave's tables finish early enough for
 	// their indexes to be built while the next wave loads.
-	wave := func(t task) int { return t.u.ti / o.Threads }
-	sort.SliceStable(tasks, func(a, b int) bool {
-		if wa, wb := wave(tasks[a]), wave(tasks[b]); wa != wb {
+	wave := func(t task) int { return t.u.ti / j.o.Threads }
+	sort.SliceStable(j.tasks, func(a, b int) bool {
+		if wa, wb := wave(j.tasks[a]), wave(j.tasks[b]); wa != wb {
 			return wa < wb
 		}
-		return tasks[a].u.idx < tasks[b].u.idx
+		return j.tasks[a].u.idx < j.tasks[b].u.idx
 	})
+	j.indexed = make([]atomic.Bool, len(j.ds.Tables))
+	return nil
+}
+
+// load loads the scheduled units in parallel; a table whose last unit is
+// in gets its indexes at once, while the others load.
+func (j *job) load(ctx context.Context) error {
 	// The per-table lines come as each table's work starts, in sysbench's
 	// order: create, insert, index for a table, the next table after it
 	// with --threads=1, interleaved by table otherwise.
-	announce := make([]sync.Once, len(ds.Tables))
+	announce := make([]sync.Once, len(j.ds.Tables))
 	announceTable := func(ti int) {
 		announce[ti].Do(func() {
-			if o.Quiet {
+			if j.o.Quiet {
 				return
 			}
-			t := &ds.Tables[ti]
-			if created[ti] {
-				fmt.Fprintf(o.Log, "Creating table '%s'...\n", t.Name)
+			t := &j.ds.Tables[ti]
+			if j.created[ti] {
+				fmt.Fprintf(j.o.Log, "Creating table '%s'...\n", t.Name)
 			}
-			if left[ti].Load() > 0 {
-				fmt.Fprintf(o.Log, "Inserting %d records into '%s'\n", t.EstimatedRows(), t.Name)
+			if j.left[ti].Load() > 0 {
+				fmt.Fprintf(j.o.Log, "Inserting %d records into '%s'\n", t.EstimatedRows(), t.Name)
 			}
 		})
 	}
-	for ti := range ds.Tables {
-		if left[ti].Load() == 0 {
+	for ti := range j.ds.Tables {
+		if j.left[ti].Load() == 0 {
 			announceTable(ti)
 		}
 	}
-	if rep.Skipped > 0 {
-		fmt.Fprintf(o.Info, "Loading %d of %d units (%d done earlier or left to other shards)\n", len(tasks), len(all), rep.Skipped)
+	if j.rep.Skipped > 0 {
+		fmt.Fprintf(j.o.Info, "Loading %d of %d units (%d done earlier or left to other shards)\n", len(j.tasks), j.all, j.rep.Skipped)
 	}
-
 	t0 := time.Now()
-	var indexNs atomic.Int64
-	indexed := make([]atomic.Bool, len(ds.Tables))
-	addIndexes := func(ctx context.Context, ti int) error {
-		if rep.IndexTiming != "after" || indexed[ti].Swap(true) {
-			return nil
-		}
-		s := splits[ti]
-		if s.PostLoad == "" {
-			return nil
-		}
-		haveIx, err := existingIndexes(ctx, db, schema, s.Table)
-		if err != nil {
-			return err
-		}
-		q := s.AlterFor(haveIx)
-		if q == "" {
-			return nil
-		}
-		if !o.Quiet {
-			fmt.Fprintf(o.Log, "Creating a secondary index on '%s'...\n", s.Table)
-		}
-		st := time.Now()
-		defer func() { indexNs.Add(int64(time.Since(st))) }()
-		if _, err := pool.DB(ti).ExecContext(ctx, q); err != nil && conn.Number(err) != errDupKeyName {
-			return fmt.Errorf("adding indexes to %s: %v", s.Table, err)
-		}
-		return nil
-	}
-	m := startMeter(o.Info, "load", totalRows, o.Progress, 10*time.Second)
+	m := startMeter(j.o.Info, "load", j.totalRows, j.o.Progress, 10*time.Second)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.Threads)
+	g.SetLimit(j.o.Threads)
 	var seq atomic.Int64
-	for _, tk := range tasks {
+	for _, tk := range j.tasks {
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
 			announceTable(tk.u.ti)
-			t := &ds.Tables[tk.u.ti]
-			rows, b, err := loadUnit(gctx, pool, int(seq.Add(1)), t, tk.u, tk.redo, rep.Mode, o)
+			t := &j.ds.Tables[tk.u.ti]
+			rows, b, err := loadUnit(gctx, j.pool, int(seq.Add(1)), t, tk.u, tk.redo, j.rep.Mode, j.files, j.o)
 			if err != nil {
 				return fmt.Errorf("loading %s unit %d: %w", t.Name, tk.u.idx, err)
 			}
 			m.add(rows, b)
-			if left[tk.u.ti].Add(-1) == 0 && o.Shards == 0 {
-				return addIndexes(gctx, tk.u.ti)
+			if j.left[tk.u.ti].Add(-1) == 0 && j.o.Shards == 0 {
+				return j.addIndexes(gctx, tk.u.ti)
 			}
 			return nil
 		})
 	}
-	err = g.Wait()
+	err := g.Wait()
 	m.finish()
-	if err != nil {
-		return nil, err
-	}
-	rep.Rows, rep.Bytes = m.rows.Load(), m.bytes.Load()
+	j.rep.Rows, j.rep.Bytes = m.rows.Load(), m.bytes.Load()
+	j.rep.Load = time.Since(t0)
+	return err
+}
 
-	// Tables loaded earlier (resume) or by several shards get their indexes
-	// once complete; the last shard to finish adds them.
-	complete := true
-	done, err = doneUnits(ctx, db)
-	if err != nil {
-		return nil, err
+// addIndexes adds a table's secondary indexes (and foreign keys) in one
+// ALTER, once, when they come after the data.
+func (j *job) addIndexes(ctx context.Context, ti int) error {
+	if j.rep.IndexTiming != "after" || j.indexed[ti].Swap(true) {
+		return nil
 	}
-	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(o.Threads)
-	for ti, t := range ds.Tables {
-		if int64(len(done[t.Name])) < int64(len(units[ti])) {
+	s := j.splits[ti]
+	if s.PostLoad == "" {
+		return nil
+	}
+	have, err := existingIndexes(ctx, j.pool.DB(0), j.schema, s.Table)
+	if err != nil {
+		return err
+	}
+	q := s.AlterFor(have)
+	if q == "" {
+		return nil
+	}
+	if !j.o.Quiet {
+		fmt.Fprintf(j.o.Log, "Creating a secondary index on '%s'...\n", s.Table)
+	}
+	st := time.Now()
+	defer func() { j.indexNs.Add(int64(time.Since(st))) }()
+	if _, err := j.pool.DB(ti).ExecContext(ctx, q); err != nil && conn.Number(err) != conn.ErrDupKeyName {
+		return fmt.Errorf("adding indexes to %s: %v", s.Table, err)
+	}
+	return nil
+}
+
+// index adds the indexes of tables loaded earlier (resume) or by several
+// shards, once they are complete: the last shard to finish adds them. It
+// says whether the whole dataset is in.
+func (j *job) index(ctx context.Context) (complete bool, err error) {
+	t0 := time.Now()
+	done, err := doneUnits(ctx, j.pool.DB(0))
+	if err != nil {
+		return false, err
+	}
+	complete = true
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(j.o.Threads)
+	for ti, t := range j.ds.Tables {
+		if int64(len(done[t.Name])) < int64(len(j.units[ti])) {
 			complete = false
 			continue
 		}
-		g.Go(func() error { return addIndexes(gctx, ti) })
+		g.Go(func() error { return j.addIndexes(gctx, ti) })
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return false, err
 	}
-	rep.Index = time.Duration(indexNs.Load())
-	rep.Load = time.Since(t0) - rep.Index
-	if !complete {
-		fmt.Fprintf(o.Info, "Shard %d/%d done; the dataset is not complete yet: the last shard to finish adds the indexes\n", o.Shard, o.Shards)
-		rep.Total = time.Since(start)
-		return rep, nil
-	}
-	t0 = time.Now()
-	if o.Analyze {
-		if err := Analyze(ctx, pool, names, o.Threads); err != nil {
-			return nil, err
+	// Index time overlaps the load: the load's own time is the rest.
+	j.rep.Index = time.Duration(j.indexNs.Load())
+	j.rep.Load += time.Since(t0) - j.rep.Index
+	return complete, nil
+}
+
+func (j *job) analyze(ctx context.Context) error {
+	t0 := time.Now()
+	if j.o.Analyze {
+		if err := Analyze(ctx, j.pool, j.names, j.o.Threads); err != nil {
+			return err
 		}
 	}
-	rep.Analyze = time.Since(t0)
-	rep.Total = time.Since(start)
-	// The summary goes with the dataset, so result files carry it whatever
-	// was printed (sysbench's verbosity shows it only at 4).
-	summary := map[string]string{"state": "complete", "load_rows": strconv.FormatInt(rep.Rows, 10),
-		"load_seconds": strconv.FormatFloat(rep.Total.Seconds(), 'f', 2, 64), "load_index_seconds": strconv.FormatFloat(rep.Index.Seconds(), 'f', 2, 64)}
-	if err := writeDataset(ctx, db, summary, nil); err != nil {
-		return nil, err
-	}
-	return rep, nil
+	j.rep.Analyze = time.Since(t0)
+	return nil
+}
+
+// finish marks the dataset complete. The summary goes with the dataset, so
+// result files carry it whatever was printed (sysbench's verbosity shows
+// it only at 4).
+func (j *job) finish(ctx context.Context) error {
+	j.rep.Total = time.Since(j.start)
+	summary := map[string]string{"state": "complete", "load_rows": strconv.FormatInt(j.rep.Rows, 10),
+		"load_seconds": strconv.FormatFloat(j.rep.Total.Seconds(), 'f', 2, 64), "load_index_seconds": strconv.FormatFloat(j.rep.Index.Seconds(), 'f', 2, 64)}
+	return writeDataset(ctx, j.pool.DB(0), summary, nil)
 }
 
 // loadUnit loads one unit in one transaction with its progress row. redo
 // first removes whatever a crashed earlier attempt left in its key range
 // (engines without transactions keep half a unit).
-func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table, u unit, redo bool, mode string, o Options) (rows, sent int64, err error) {
+func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table, u unit, redo bool, mode string, files Store, o Options) (rows, sent int64, err error) {
 	// A unit is one transaction: on a deadlock or lock wait timeout (two
 	// resumed units of one table), it is rolled back whole and redone.
 	for attempt := 0; ; attempt++ {
-		sent, rows, err = loadUnitTx(ctx, pool, seq, t, u, redo, mode, o)
-		if n := conn.Number(err); (n == 1213 || n == 1205) && attempt < 10 && ctx.Err() == nil {
+		sent, rows, err = loadUnitTx(ctx, pool, seq, t, u, redo, mode, files, o)
+		if n := conn.Number(err); (n == conn.ErrDeadlock || n == conn.ErrLockWaitTimeout) && attempt < 10 && ctx.Err() == nil {
 			time.Sleep(time.Duration(attempt+1) * 50 * time.Millisecond)
 			continue
 		}
@@ -448,7 +520,7 @@ func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table, u
 	}
 }
 
-func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table, u unit, redo bool, mode string, o Options) (int64, int64, error) {
+func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table, u unit, redo bool, mode string, files Store, o Options) (int64, int64, error) {
 	c, err := pool.ConnAt(ctx, seq)
 	if err != nil {
 		return 0, 0, err
@@ -473,15 +545,10 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table,
 			return 0, 0, err
 		}
 	}
-	cols := make([]string, len(t.Columns))
-	for i, col := range t.Columns {
-		cols[i] = quoteIdent(col)
-	}
-	colList := "(" + strings.Join(cols, ",") + ")"
 	var sent, rows int64
 	switch {
 	case u.file != "":
-		f, err := o.store.Open(u.file)
+		f, err := files.Open(u.file)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -492,13 +559,12 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table,
 		cr := &countingReader{r: io.TeeReader(f, h)}
 		file, release := conn.LocalInfile(cr)
 		defer release()
-		if _, err := tx.ExecContext(ctx, "LOAD DATA LOCAL INFILE '"+file+"' INTO TABLE "+quoteIdent(t.Name)+
-			" CHARACTER SET binary "+csvgen.LoadDataClause+" IGNORE 1 LINES "+colList); err != nil {
+		if _, err := tx.ExecContext(ctx, loadDataSQL(file, t, true)); err != nil {
 			return 0, 0, err
 		}
 		sent, rows = cr.n, u.n
 		if got := hex.EncodeToString(h.Sum(nil)); u.sha256 != "" && got != u.sha256 {
-			return 0, 0, fmt.Errorf("%s/%s: SHA-256 %s differs from the manifest's %s: the file changed; make the files again", o.store.Location(), u.file, got, u.sha256)
+			return 0, 0, fmt.Errorf("%s/%s: SHA-256 %s differs from the manifest's %s: the file changed; make the files again", files.Location(), u.file, got, u.sha256)
 		}
 	case mode == "local":
 		// Generate into a pipe while the driver streams it to the server, so
@@ -525,9 +591,7 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table,
 		}()
 		file, release := conn.LocalInfile(pr)
 		defer release()
-		// Generated text is ASCII: CHARACTER SET binary skips a conversion pass.
-		_, err := tx.ExecContext(ctx, "LOAD DATA LOCAL INFILE '"+file+"' INTO TABLE "+quoteIdent(t.Name)+
-			" CHARACTER SET binary "+csvgen.LoadDataClause+" "+colList)
+		_, err := tx.ExecContext(ctx, loadDataSQL(file, t, false))
 		pr.CloseWithError(errors.New("load ended")) // unblock the generator if the statement failed
 		if err != nil {
 			return 0, 0, err
@@ -535,7 +599,7 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table,
 	default:
 		var err error
 		rows, sent, err = insertRows(ctx, tx, t, random.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n,
-			"INSERT INTO "+quoteIdent(t.Name)+" "+colList+" VALUES ", o.BatchBytes)
+			"INSERT INTO "+quoteIdent(t.Name)+" "+columnList(t.Columns)+" VALUES ", o.BatchBytes)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -547,11 +611,45 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table,
 	return atomic.LoadInt64(&sent), rows, tx.Commit()
 }
 
-// Server errors the loader expects.
-const (
-	errDupKeyName  = 1061 // ER_DUP_KEYNAME: the index is there already
-	errNoSuchTable = 1146 // ER_NO_SUCH_TABLE
-)
+// loadDataSQL is the LOAD DATA LOCAL statement of a unit streamed as file
+// (a registered reader): CSV with a header line to skip, or generated text.
+// Both are ASCII or bytes as written: CHARACTER SET binary skips a
+// conversion pass.
+func loadDataSQL(file string, t *dataset.Table, header bool) string {
+	skip := ""
+	if header {
+		skip = " IGNORE 1 LINES"
+	}
+	return "LOAD DATA LOCAL INFILE '" + file + "' INTO TABLE " + quoteIdent(t.Name) + " CHARACTER SET binary " +
+		csvgen.LoadDataClause + skip + " " + columnList(t.Columns)
+}
+
+// columnList is "(`a`,`b`)".
+func columnList(cols []string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = quoteIdent(c)
+	}
+	return "(" + strings.Join(q, ",") + ")"
+}
+
+// ifNotExists makes a CREATE TABLE statement one that leaves a table
+// already there alone (a resumed load, another shard, import).
+func ifNotExists(createTable string) string {
+	return strings.Replace(createTable, "CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ", 1)
+}
+
+// drain reads a statement's rows to the end (ANALYZE TABLE and IMPORT INTO
+// answer with rows) and returns the first error of the query or its rows.
+func drain(rows *sql.Rows, err error) error {
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+	}
+	return rows.Err()
+}
 
 // streamBlock is how much generated text goes to the pipe at a time.
 const streamBlock = 256 << 10
@@ -562,14 +660,10 @@ func Analyze(ctx context.Context, pool *conn.Pool, names []string, threads int) 
 	g.SetLimit(max(threads, 1))
 	for i, n := range names {
 		g.Go(func() error {
-			rows, err := pool.DB(i).QueryContext(gctx, "ANALYZE TABLE "+quoteIdent(n))
-			if err != nil {
+			if err := drain(pool.DB(i).QueryContext(gctx, "ANALYZE TABLE "+quoteIdent(n))); err != nil {
 				return fmt.Errorf("ANALYZE TABLE %s: %v", n, err)
 			}
-			for rows.Next() {
-			}
-			rows.Close()
-			return rows.Err()
+			return nil
 		})
 	}
 	return g.Wait()
@@ -643,7 +737,7 @@ func probe(ctx context.Context, db *sql.DB) (*server, error) {
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {
 		return nil, err
 	}
-	s.tidb = strings.Contains(strings.ToLower(s.version), "tidb")
+	s.tidb = conn.IsTiDB(s.version)
 	var li sql.NullString
 	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.local_infile").Scan(&li); err == nil {
 		s.localInfile = li.String == "1" || strings.EqualFold(li.String, "ON")

@@ -17,9 +17,6 @@ const (
 	progressTable = "oltpbench_progress"
 )
 
-// RecordTables names the loader's own tables, for cleanup.
-var RecordTables = []string{datasetTable, progressTable}
-
 func ensureRecordTables(ctx context.Context, db *sql.DB) error {
 	for _, q := range []string{
 		"CREATE TABLE IF NOT EXISTS " + datasetTable + " (k VARCHAR(64) NOT NULL PRIMARY KEY, v TEXT NOT NULL)",
@@ -36,7 +33,7 @@ func ensureRecordTables(ctx context.Context, db *sql.DB) error {
 func ReadDataset(ctx context.Context, db *sql.DB) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, "SELECT k, v FROM "+datasetTable)
 	if err != nil {
-		if conn.Number(err) == errNoSuchTable {
+		if conn.Number(err) == conn.ErrNoSuchTable {
 			return map[string]string{}, nil
 		}
 		return nil, err
@@ -60,19 +57,105 @@ func writeDataset(ctx context.Context, db *sql.DB, want map[string]string, ident
 	if err != nil {
 		return err
 	}
-	var diff []string
-	for _, k := range identity {
-		if v, ok := have[k]; ok && v != want[k] {
-			diff = append(diff, fmt.Sprintf("%s=%s (now %s)", k, v, want[k]))
-		}
-	}
-	if len(diff) > 0 {
-		sort.Strings(diff)
-		return fmt.Errorf("the dataset in this database was made with %s: use the same options to resume, or run cleanup", strings.Join(diff, ", "))
+	if diff := recordDiff(have, want, identity, false, "now"); diff != "" {
+		return fmt.Errorf("the dataset in this database was made with %s: use the same options to resume, or run cleanup", diff)
 	}
 	for k, v := range want {
 		if _, err := db.ExecContext(ctx, "INSERT INTO "+datasetTable+" (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)", k, v); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// recordDiff lists the keys whose recorded value differs from want's, as
+// "k=have (label want)", sorted; a key the record lacks differs only when
+// missing counts.
+func recordDiff(have, want map[string]string, keys []string, missing bool, label string) string {
+	var diff []string
+	for _, k := range keys {
+		v, ok := have[k]
+		if (ok || missing) && v != want[k] {
+			diff = append(diff, fmt.Sprintf("%s=%s (%s %s)", k, v, label, want[k]))
+		}
+	}
+	sort.Strings(diff)
+	return strings.Join(diff, ", ")
+}
+
+// DatasetState is what a database holds of a dataset.
+type DatasetState int
+
+const (
+	NoDataset     DatasetState = iota // no database, or no record in it
+	LoadCut                           // a load started and did not finish: --resume finishes it
+	DatasetLoaded                     // complete, made with the dataset's options
+)
+
+// CheckDataset says what the database co.DB holds of ds, with the record
+// found; a complete dataset made with other options is an error that names
+// each difference, "table_size=500 (the plan: 600)" when whose is "the plan".
+func CheckDataset(ctx context.Context, co conn.Options, ds Dataset, whose string) (DatasetState, map[string]string, error) {
+	pool, err := conn.Open(co, 1)
+	if err != nil {
+		return NoDataset, nil, err
+	}
+	defer pool.Close()
+	if err := pool.Ping(ctx); err != nil {
+		if conn.Number(err) == conn.ErrBadDB { // prepare creates it
+			return NoDataset, nil, nil
+		}
+		return NoDataset, nil, err
+	}
+	have, err := ReadDataset(ctx, pool.DB(0))
+	if err != nil {
+		return NoDataset, nil, fmt.Errorf("reading the dataset record: %v", err)
+	}
+	switch {
+	case len(have) == 0:
+		return NoDataset, have, nil
+	case have["state"] != "complete":
+		return LoadCut, have, nil
+	}
+	want := map[string]string{"workload": ds.Workload}
+	keys := []string{"workload"}
+	for k, v := range ds.Meta {
+		want[k] = v
+		keys = append(keys, k)
+	}
+	if diff := recordDiff(have, want, keys, true, whose+":"); diff != "" {
+		return DatasetLoaded, have, fmt.Errorf("the dataset in %s is not %s's: %s; run cleanup, or point %s at another database", co.DB, whose, diff, whose)
+	}
+	return DatasetLoaded, have, nil
+}
+
+// Drop drops the dataset's tables and the loader's record tables from
+// co.DB, in any order (tables may reference each other); dropping is told
+// each name first.
+func Drop(ctx context.Context, co conn.Options, ds Dataset, dropping func(table string)) error {
+	pool, err := conn.Open(co, 1)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	c, err := pool.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "SET foreign_key_checks = 0"); err != nil {
+		return err
+	}
+	var names []string
+	for _, t := range ds.Tables {
+		names = append(names, t.Name)
+	}
+	for _, n := range append(names, datasetTable, progressTable) {
+		if dropping != nil {
+			dropping(n)
+		}
+		if _, err := c.ExecContext(ctx, "DROP TABLE IF EXISTS "+quoteIdent(n)); err != nil {
+			return fmt.Errorf("dropping %s: %v", n, err)
 		}
 	}
 	return nil
@@ -114,15 +197,14 @@ func existingIndexes(ctx context.Context, db *sql.DB, schema, table string) (map
 		}
 		m[strings.ToLower(n)] = true
 	}
-	// Foreign keys are constraints, not always indexes by name.
-	fk, err := db.QueryContext(ctx, "SELECT constraint_name FROM information_schema.table_constraints WHERE table_schema = ? AND table_name = ? AND constraint_type = 'FOREIGN KEY'", schema, table)
-	if err == nil {
-		for fk.Next() {
-			var n string
-			fk.Scan(&n)
-			m[strings.ToLower(n)] = true
-		}
-		fk.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
-	return m, rows.Err()
+	// Foreign keys are constraints, not always indexes by name.
+	err = conn.QueryStrings(ctx, db, "SELECT constraint_name FROM information_schema.table_constraints WHERE table_schema = ? AND table_name = ? AND constraint_type = 'FOREIGN KEY'",
+		func(v []sql.NullString) error {
+			m[strings.ToLower(v[0].String)] = true
+			return nil
+		}, schema, table)
+	return m, err
 }

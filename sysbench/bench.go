@@ -121,11 +121,11 @@ func (s *suite) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 		}
 	}
 	fs.Int64Var(&ro.Events, "events", 0, "limit for total number of events (0: none)")
-	workload.SecondsVar(fs, &ro.Time, "time", 10*time.Second, "limit for total execution time in seconds, or a duration like 5m (0: none)")
+	ro.TimeVar(fs, "time", 10*time.Second, "limit for total execution time in seconds, or a duration like 5m (0: none)")
 	fs.Float64Var(&ro.Rate, "rate", 0, "average transactions rate; 0 for unlimited (open loop: latency from the scheduled start)")
 	workload.SecondsVar(fs, &ro.ReportInterval, "report-interval", 0, "report intermediate statistics every N seconds (0: off)")
 	options.AddList(fs, &s.checkpoints, "report-checkpoints", nil, "dump full statistics and reset counters at these times (seconds)")
-	workload.SecondsVar(fs, &ro.Warmup, "warmup-time", 0, "run this many seconds before measuring")
+	ro.WarmupVar(fs, "warmup-time", 0, "run this many seconds before measuring")
 	fs.Float64Var(&s.percentile, "percentile", 95, "percentile for latency statistics (1-100; 0 disables)")
 	options.AddList(fs, &s.percentiles, "percentiles", nil, "extra percentiles for the final report, e.g. 50,95,99,99.9")
 	options.AddBool(fs, &s.histogram, "histogram", false, "print latency histogram in report")
@@ -269,12 +269,15 @@ func (s *suite) prewarm(ctx context.Context, pool *conn.Pool, threads int, out i
 			for _, q := range append([]string{"SET tmp_table_size=2*1024*1024*1024", "SET max_heap_table_size=2*1024*1024*1024",
 				"ANALYZE TABLE " + TableName(i)}, PrewarmSQL(&s.o, i)...) {
 				rows, err := c.QueryContext(gctx, q)
+				if err == nil {
+					for rows.Next() {
+					}
+					err = rows.Err()
+					rows.Close()
+				}
 				if err != nil {
 					return fmt.Errorf("prewarm %s: %v", TableName(i), err)
 				}
-				for rows.Next() {
-				}
-				rows.Close()
 			}
 			return nil
 		})
@@ -304,6 +307,9 @@ func (r *suiteRun) Header() {
 		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup})
 }
 
-func (r *suiteRun) Interval(iv measure.Interval)              { r.rep.Interval(iv) }
-func (r *suiteRun) Checkpoint(f measure.Final)                { r.rep.Checkpoint(f) }
-func (r *suiteRun) Final(f *measure.Final) map[string]float64 { r.rep.Final(f); return nil }
+func (r *suiteRun) Interval(iv measure.Interval) { r.rep.Interval(iv) }
+func (r *suiteRun) Checkpoint(f measure.Final)   { r.rep.Checkpoint(f) }
+func (r *suiteRun) Final(f *measure.Final) (map[string]float64, map[string]string) {
+	r.rep.Final(f)
+	return nil, nil
+}

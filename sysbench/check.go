@@ -24,6 +24,9 @@ func (t *Test) Check(ctx context.Context, db *sql.DB, schema string, o *Options)
 		have[strings.ToLower(n)] = true
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
 	var missing []string
 	for _, n := range t.TableNames(o) {
 		if !have[n] {

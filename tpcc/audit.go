@@ -53,3 +53,22 @@ func judge(x, mu, sd float64) (string, float64, float64) {
 	}
 	return VerdictPass, lo, hi
 }
+
+// mixSlack is how far below a floor of clause 5.2.3 a judged mix may be: a
+// deck of 100 cards holds its shares exactly up to the last unfinished deck.
+const mixSlack = 0.005
+
+// judgeMix judges k transactions of a type in n against its share p of the
+// deck, as judgeRate does, and once the count can tell also against the
+// spec's floor (0: none).
+func judgeMix(k, n int64, p, floor float64) (verdict string, lo, hi float64) {
+	verdict, lo, hi = judgeRate(k, n, p)
+	if verdict == VerdictTooFew || floor == 0 {
+		return verdict, lo, hi
+	}
+	lo = max(lo, floor-mixSlack)
+	if float64(k)/float64(n) < lo {
+		verdict = VerdictFail
+	}
+	return verdict, lo, hi
+}

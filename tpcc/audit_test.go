@@ -91,3 +91,62 @@ func TestAuditLinesPerOrder(t *testing.T) {
 		t.Errorf("mean 12 lines at 10000 orders: %s", v)
 	}
 }
+
+// deckCounts draws n transactions from shuffled decks of the given weights,
+// as a terminal does, and counts each type.
+func deckCounts(r *rand.Rand, n int, weights [numTx]int) (counts [numTx]int64) {
+	var deck []int
+	for i := 0; i < n; i++ {
+		if len(deck) == 0 {
+			for t, w := range weights {
+				for j := 0; j < w; j++ {
+					deck = append(deck, t)
+				}
+			}
+			r.Shuffle(len(deck), func(a, b int) { deck[a], deck[b] = deck[b], deck[a] })
+		}
+		counts[deck[0]]++
+		deck = deck[1:]
+	}
+	return counts
+}
+
+// The mix: a correct deck never fails, short runs included (2 Order-Status
+// in 66 transactions, the 60 s --wait run of the issue, is "too few"); a
+// long run with a skewed deck fails on the skewed types and passes on the
+// others.
+func TestAuditMixBySampleSize(t *testing.T) {
+	if v, _, _ := judgeMix(2, 66, 0.04, 0.04); v != VerdictTooFew {
+		t.Errorf("2 order_status of 66: %s, want %q", v, VerdictTooFew)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	judgeAll := func(n int, deck [numTx]int) (verdicts [numTx]string) {
+		c := deckCounts(r, n, deck)
+		for tx := Payment; tx < numTx; tx++ {
+			floor := 0.04
+			if tx == Payment {
+				floor = 0.43
+			}
+			verdicts[tx], _, _ = judgeMix(c[tx], int64(n), float64(DefaultWeights[tx])/100, floor)
+		}
+		return verdicts
+	}
+	for _, n := range []int{23, 66, 500, 5000, 50000} {
+		for i := 0; i < 20; i++ {
+			for tx, v := range judgeAll(n, DefaultWeights) {
+				if tx != NewOrder && v == VerdictFail {
+					t.Fatalf("a correct deck fails %s at %d transactions", TxNames[tx], n)
+				}
+			}
+		}
+	}
+	if v := judgeAll(50000, DefaultWeights); v[Payment] != VerdictPass || v[Delivery] != VerdictPass {
+		t.Errorf("a correct deck at 50000 transactions: %v, want PASS", v)
+	}
+	skewed := DefaultWeights
+	skewed[OrderStatus], skewed[StockLevel], skewed[NewOrder] = 2, 2, skewed[NewOrder]+4
+	v := judgeAll(50000, skewed)
+	if v[OrderStatus] != VerdictFail || v[StockLevel] != VerdictFail || v[Delivery] == VerdictFail || v[Payment] == VerdictFail {
+		t.Errorf("a deck with 2%% Order-Status and Stock-Level at 50000 transactions: %v", v)
+	}
+}

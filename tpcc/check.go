@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
 )
 
 // A condition is one consistency requirement of clause 3.3.2, as a query per
@@ -118,21 +120,7 @@ func Check(ctx context.Context, db *sql.DB, s *Schema, w int64, which []int, thr
 				for i := range args {
 					args[i] = wid
 				}
-				rows, err := db.QueryContext(gctx, c.sql, args...)
-				if err != nil {
-					return fmt.Errorf("condition %d, warehouse %d: %v", n, wid, err)
-				}
-				defer rows.Close()
-				cols, _ := rows.Columns()
-				vals := make([]sql.NullString, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				for rows.Next() {
-					if err := rows.Scan(ptrs...); err != nil {
-						return err
-					}
+				err := conn.QueryStrings(gctx, db, c.sql, func(vals []sql.NullString) error {
 					var f []string
 					for _, v := range vals {
 						if v.Valid {
@@ -147,8 +135,12 @@ func Check(ctx context.Context, db *sql.DB, s *Schema, w int64, which []int, thr
 						res.Failures = append(res.Failures, fmt.Sprintf("w=%d: %s", wid, strings.Join(f, " | ")))
 					}
 					mu.Unlock()
+					return nil
+				}, args...)
+				if err != nil {
+					return fmt.Errorf("condition %d, warehouse %d: %v", n, wid, err)
 				}
-				return rows.Err()
+				return nil
 			})
 		}
 		if err := g.Wait(); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/loader"
@@ -134,7 +135,7 @@ func parseSize(s string) (int64, error) {
 
 // firstThreads sets f.threads from --threads (the first level, or the low end of a range).
 func (f *commonFlags) firstThreads() error {
-	levels, lo, _, err := f.lv.parseThreads()
+	levels, lo, _, err := cells.ParseThreads(f.lv.threadsSpec, f.lv.p95SLO != "")
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
-	"github.com/oltpbench/oltpbench/internal/gcpace"
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/options"
@@ -59,20 +57,13 @@ func workloadCommand(spec workload.Spec) *cobra.Command {
 		Short: spec.Short,
 		Long:  spec.Long,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// The config file counts as typed first: it may set --verbosity.
-			if err := p.applyConfig(); err != nil {
+			p.out, p.warn = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if done, err := p.front(args); done || err != nil {
 				return err
-			}
-			if fr, ok := p.w.(workload.Front); ok {
-				done, err := fr.Front(args, cmd.Flags(), cmd.OutOrStdout())
-				if done || err != nil {
-					return err
-				}
 			}
 			if len(args) != spec.Args+1 {
 				return fmt.Errorf("expected %s, got %q: e.g. %s", strings.TrimSuffix(spec.Use, " [options]"), strings.Join(args, " "), spec.Example)
 			}
-			p.out, p.warn = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			ctx, stop := interruptible()
 			defer stop()
 			return p.drive(ctx, args[len(args)-1], args[:len(args)-1])
@@ -99,6 +90,20 @@ func (p *pipeline) commands(h workload.Hooks) []string {
 		c = append(c, "check")
 	}
 	return append(c, "cleanup")
+}
+
+// front applies --config-file (it counts as typed first: it may set
+// --verbosity), then runs the workload's front, a peer tool's checks and
+// banner, on the positional arguments and the command; done means it
+// answered the command line itself.
+func (p *pipeline) front(args []string) (done bool, err error) {
+	if err := p.applyConfig(); err != nil {
+		return false, err
+	}
+	if fr, ok := p.w.(workload.Front); ok {
+		return fr.Front(args, p.fs, p.out)
+	}
+	return false, nil
 }
 
 // applyConfig applies --config-file once (the command line wins).
@@ -156,61 +161,115 @@ func (p *pipeline) drive(ctx context.Context, command string, args []string) err
 	if command == "warmup" && h.Prewarm != nil {
 		command = "prewarm" // sysbench's old name
 	}
-	cmds := p.commands(h)
-	known := false
-	for _, c := range cmds {
-		known = known || c == command
-	}
-	if !known {
-		return fmt.Errorf("unknown command %q: use %s or %s", command, strings.Join(cmds[:len(cmds)-1], ", "), cmds[len(cmds)-1])
-	}
-	if err := p.setup(command, args); err != nil {
-		return err
-	}
-	if outputs := append([]string{"text", "json"}, p.spec.Outputs...); !slices.Contains(outputs, p.f.output) {
-		return fmt.Errorf("invalid --output=%s: use %s", p.f.output, strings.Join(outputs, ", "))
-	}
-	co, err := p.f.connOptions(p.fs)
+	co, err := p.begin(command, args)
 	if err != nil {
 		return err
 	}
-	if p.ro.DryRun && command != "run" {
-		return fmt.Errorf("--mysql-dry-run applies to run only: %s needs a server", command)
-	}
 	switch command {
 	case "prepare":
-		if h.BeforeLoad != nil {
-			h.BeforeLoad(p.notice)
-		}
-		return p.load(ctx, co, h)
+		return p.prepare(ctx, co)
 	case "cleanup":
 		return p.cleanup(ctx, co, h)
-	case "prewarm", "check":
-		pool, err := conn.Open(co, p.f.threads)
-		if err != nil {
-			return err
-		}
-		defer pool.Close()
-		if err := pool.Ping(ctx); err != nil {
-			return err
-		}
-		if command == "prewarm" {
-			return h.Prewarm(ctx, pool, p.f.threads, p.out)
-		}
-		if h.Validate != nil {
-			if err := h.Validate(ctx, pool.DB(0), co.DB); err != nil {
-				return err
-			}
-		}
-		return h.Check(ctx, pool.DB(0), p.f.threads, p.notice)
+	case "prewarm":
+		return p.prewarm(ctx, co)
+	case "check":
+		return p.check(ctx, co)
 	}
+	return p.runCells(ctx, co)
+}
+
+// begin checks a command and the options once parsed (the workload's
+// Setup included) and returns the connection options.
+func (p *pipeline) begin(command string, args []string) (conn.Options, error) {
+	cmds := p.commands(p.w.Hooks())
+	if !slices.Contains(cmds, command) {
+		return conn.Options{}, fmt.Errorf("unknown command %q: use %s or %s", command, strings.Join(cmds[:len(cmds)-1], ", "), cmds[len(cmds)-1])
+	}
+	if err := p.setup(command, args); err != nil {
+		return conn.Options{}, err
+	}
+	if outputs := append([]string{"text", "json"}, p.spec.Outputs...); !slices.Contains(outputs, p.f.output) {
+		return conn.Options{}, fmt.Errorf("invalid --output=%s: use %s", p.f.output, strings.Join(outputs, ", "))
+	}
+	co, err := p.f.connOptions(p.fs)
+	if err != nil {
+		return conn.Options{}, err
+	}
+	if p.ro.DryRun && command != "run" {
+		return conn.Options{}, fmt.Errorf("--mysql-dry-run applies to run only: %s needs a server", command)
+	}
+	return co, nil
+}
+
+// runCells is run: the command line's thread levels, repeats or search as
+// cells, each measured by p.measure.
+func (p *pipeline) runCells(ctx context.Context, co conn.Options) error {
 	ignore, err := conn.ParseErrorSet(p.f.ignoreErrors)
 	if err != nil {
 		return err
 	}
-	return p.f.lv.runLevels(ctx, p.notice, p.w.Name(), p.f.resultFile, func(threads int, file string) (*result.Result, error) {
-		return p.run(ctx, co, h, ignore, threads, file)
-	})
+	s, err := p.f.lv.series(p.w.Name(), p.f.resultFile)
+	if err != nil {
+		return err
+	}
+	if at, _ := p.f.lv.startTime(); !at.IsZero() {
+		if err := cells.Wait(ctx, p.notice, at, p.f.lv.startAt); err != nil {
+			return err
+		}
+	}
+	ex := &cells.Executor{Dir: p.f.lv.resultDir, File: p.f.resultFile, Out: p.notice,
+		Measure: func(ctx context.Context, _ *cells.Cell, threads int, _ io.Writer) (*result.Result, error) {
+			return p.measure(ctx, co, ignore, threads)
+		}}
+	return ex.Run(ctx, cells.Expand([]*cells.Series{s}))
+}
+
+// prepare loads the dataset.
+func (p *pipeline) prepare(ctx context.Context, co conn.Options) error {
+	h := p.w.Hooks()
+	if h.BeforeLoad != nil {
+		h.BeforeLoad(p.notice)
+	}
+	return p.load(ctx, co, h)
+}
+
+// open opens the pool of a command that reads the dataset.
+func (p *pipeline) open(ctx context.Context, co conn.Options) (*conn.Pool, error) {
+	pool, err := conn.Open(co, p.f.threads)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// prewarm reads the dataset into the server's caches.
+func (p *pipeline) prewarm(ctx context.Context, co conn.Options) error {
+	pool, err := p.open(ctx, co)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return p.w.Hooks().Prewarm(ctx, pool, p.f.threads, p.out)
+}
+
+// check runs the workload's consistency checks.
+func (p *pipeline) check(ctx context.Context, co conn.Options) error {
+	pool, err := p.open(ctx, co)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	h := p.w.Hooks()
+	if h.Validate != nil {
+		if err := h.Validate(ctx, pool.DB(0), co.DB); err != nil {
+			return err
+		}
+	}
+	return h.Check(ctx, pool.DB(0), p.f.threads, p.notice)
 }
 
 // load is prepare: the dataset through the loader, or CSV files only.
@@ -247,31 +306,12 @@ func printManifest(out io.Writer, m *loader.Manifest, dir string) {
 }
 
 func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h workload.Hooks) error {
-	pool, err := conn.Open(co, 1)
-	if err != nil {
+	var dropping func(string)
+	if h.Dropping != nil {
+		dropping = func(table string) { h.Dropping(p.out, table) }
+	}
+	if err := loader.Drop(ctx, co, p.w.Dataset(), dropping); err != nil {
 		return err
-	}
-	defer pool.Close()
-	c, err := pool.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	// Tables may reference each other (foreign keys): drop in any order.
-	if _, err := c.ExecContext(ctx, "SET foreign_key_checks = 0"); err != nil {
-		return err
-	}
-	var names []string
-	for _, t := range p.w.Dataset().Tables {
-		names = append(names, t.Name)
-	}
-	for _, n := range append(names, loader.RecordTables...) {
-		if h.Dropping != nil {
-			h.Dropping(p.out, n)
-		}
-		if _, err := c.ExecContext(ctx, "DROP TABLE IF EXISTS "+n); err != nil {
-			return fmt.Errorf("dropping %s: %v", n, err)
-		}
 	}
 	if h.Dropping == nil {
 		fmt.Fprintf(p.out, "Dropped the %s tables of %s\n", workload.Describe(p.w.Name()).Title, co.DB)
@@ -279,9 +319,11 @@ func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h workload.Hook
 	return nil
 }
 
-// run is one measured run at one thread count.
-func (p *pipeline) run(ctx context.Context, co conn.Options, h workload.Hooks, ignore conn.ErrorSet, threads int, file string) (*result.Result, error) {
-	restore, err := planRun(&co, p.f.netIO, threads)
+// measure is one measured run at one thread count: its text report, and its
+// result (also on stdout with --output=json).
+func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.ErrorSet, threads int) (*result.Result, error) {
+	h := p.w.Hooks()
+	restore, err := runner.Tune(&co, p.f.netIO, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +349,7 @@ func (p *pipeline) run(ctx context.Context, co conn.Options, h workload.Hooks, i
 				return nil, err
 			}
 		}
-		res.Server = serverInfo(ctx, pool)
+		res.Server = conn.ServerInfo(ctx, pool)
 		rec, _ = loader.ReadDataset(ctx, pool.DB(0))
 		for k, v := range rec {
 			res.Dataset[k] = v
@@ -330,14 +372,9 @@ func (p *pipeline) run(ctx context.Context, co conn.Options, h workload.Hooks, i
 	// A failed run has no final report (as sysbench) and no result file:
 	// its figures would be compared as if it had run.
 	if fin != nil && runErr == nil {
-		res.Figures = r.Final(fin)
+		res.Figures, res.NotApplicable = r.Final(fin)
 		if err := res.SetFinal(fin, ops); err != nil {
 			return nil, err
-		}
-		if file != "" {
-			if err := res.Write(file); err != nil {
-				return nil, err
-			}
 		}
 		if p.f.output == "json" {
 			if err := res.Encode(p.out); err != nil {
@@ -371,92 +408,6 @@ type recorder struct {
 func (r recorder) Interval(iv measure.Interval) {
 	r.Run.Interval(iv)
 	r.res.AddInterval(iv, r.ops)
-}
-
-// planRun sets the run's I/O model on co and the GOMAXPROCS it needs, and
-// gives the garbage collector its headroom for the run; restore undoes both.
-func planRun(co *conn.Options, mode string, threads int) (restore func(), err error) {
-	model, procs, err := conn.PlanNetIO(mode, threads)
-	if err != nil {
-		return nil, err
-	}
-	co.NetIO = model
-	prev := runtime.GOMAXPROCS(0)
-	if procs != 0 {
-		runtime.GOMAXPROCS(procs)
-	}
-	pacer := gcpace.Start(gcHeadroom)
-	return func() {
-		pacer.Stop()
-		runtime.GOMAXPROCS(prev)
-	}, nil
-}
-
-// gcHeadroom is the allocation between two collections during a run (unless
-// GOGC is set): at 16 threads the live heap is about 3 MB, and collecting
-// every 3 MB cost 3-8% of the client's CPU (internal/gcpace).
-const gcHeadroom = 32 << 20
-
-func serverInfo(ctx context.Context, pool *conn.Pool) result.Server {
-	s := result.Server{}
-	for _, ep := range pool.Endpoints() {
-		s.Endpoints = append(s.Endpoints, ep.String())
-	}
-	db := pool.DB(0)
-	_ = db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.Version)
-	s.Variables = map[string]string{}
-	queryRows(ctx, db, "SHOW GLOBAL VARIABLES", func(v []string) {
-		if len(v) >= 2 {
-			s.Variables[v[0]] = hideSecret(v[0], v[1])
-		}
-	})
-	if strings.Contains(strings.ToLower(s.Version), "tidb") {
-		_ = db.QueryRowContext(ctx, "SELECT tidb_version()").Scan(&s.TiDBVersion)
-		queryRows(ctx, db, "SHOW CONFIG", func(v []string) {
-			if len(v) >= 4 {
-				s.Config = append(s.Config, result.Setting{Type: v[0], Instance: v[1], Name: v[2], Value: hideSecret(v[2], v[3])})
-			}
-		})
-		queryRows(ctx, db, "SELECT type, instance, version, git_hash, start_time FROM information_schema.cluster_info", func(v []string) {
-			if len(v) >= 5 {
-				s.Topology = append(s.Topology, result.Node{Type: v[0], Instance: v[1], Version: v[2], GitHash: v[3], Start: v[4]})
-			}
-		})
-	}
-	return s
-}
-
-func hideSecret(name, value string) string {
-	if value != "" && result.SecretSetting(name) {
-		return result.Hidden
-	}
-	return value
-}
-
-// queryRows runs an informational query; a server without it (or without
-// the privilege) leaves the field empty rather than failing the run.
-func queryRows(ctx context.Context, db *sql.DB, q string, row func([]string)) {
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if rows.Scan(ptrs...) != nil {
-			return
-		}
-		out := make([]string, len(vals))
-		for i, v := range vals {
-			out[i] = v.String
-		}
-		row(out)
-	}
 }
 
 // csv writes the workload's dataset as files, no server needed.

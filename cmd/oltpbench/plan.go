@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/plan"
 	"github.com/oltpbench/oltpbench/internal/result"
@@ -54,7 +52,7 @@ func planCommand() *cobra.Command {
 			if resultDir == "" {
 				return errors.New("plan run needs --result-dir DIR: its cells' results go there, and a second run resumes from it")
 			}
-			p, cells, err := loadPlan(args[0], scale)
+			p, cs, err := loadPlan(args[0], scale)
 			if err != nil {
 				return err
 			}
@@ -65,7 +63,7 @@ func planCommand() *cobra.Command {
 			}
 			ctx, stop := interruptible()
 			defer stop()
-			pr := &planRunner{p: p, cells: cells, dir: resultDir, extra: extra, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+			pr := &planRunner{p: p, cells: cs, dir: resultDir, extra: extra, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
 			return pr.run(ctx)
 		},
 	}
@@ -86,7 +84,7 @@ func optionName(a string) string {
 // loadPlan reads a plan and checks every step's command line with its
 // workload's own option checks, so a bad option is named before hours of
 // running, with its line.
-func loadPlan(path string, scale float64) (*plan.Plan, []plan.Cell, error) {
+func loadPlan(path string, scale float64) (*plan.Plan, []*cells.Cell, error) {
 	known := plan.Workloads{}
 	for _, s := range workload.All() {
 		known[s.Name] = s.Args
@@ -109,23 +107,18 @@ func loadPlan(path string, scale float64) (*plan.Plan, []plan.Cell, error) {
 	if p.Warmup.Prewarm && dp.w.Hooks().Prewarm == nil {
 		return nil, nil, p.ErrAt("warmup.prewarm", fmt.Errorf("%s has no prewarm: remove prewarm", p.Dataset.Workload))
 	}
-	cells := p.Cells(timingFlags)
-	checked := map[int]bool{}
-	for _, c := range cells {
-		if checked[c.StepIndex] {
-			continue
-		}
-		checked[c.StepIndex] = true
-		if _, err := configure(c.Args, "run"); err != nil {
-			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", c.StepIndex), fmt.Errorf("step %q with the dataset's options: %v", c.Step, err))
+	series := p.Series(timingFlags)
+	for i, s := range series {
+		if _, err := configure(cells.Expand(series[i : i+1])[0].Args(), "run"); err != nil {
+			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q with the dataset's options: %v", s.Step, err))
 		}
 	}
-	return p, cells, nil
+	return p, cells.Expand(series), nil
 }
 
-// configure parses a workload command line (workload [test] options) as
-// its command would, and runs the workload's checks, without a server.
-func configure(args []string, command string) (*pipeline, error) {
+// parse reads a workload command line (workload [test] options) into a
+// pipeline as its command would, writing to out and warn.
+func parse(args []string, out, warn io.Writer) (*pipeline, error) {
 	spec, ok := workload.Lookup(args[0])
 	if !ok {
 		return nil, fmt.Errorf("unknown workload %q", args[0])
@@ -133,12 +126,22 @@ func configure(args []string, command string) (*pipeline, error) {
 	fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	p := newPipeline(spec, fs)
-	p.out, p.warn = io.Discard, io.Discard
+	p.out, p.warn = out, warn
 	if err := fs.Parse(args[1:]); err != nil {
 		msg := strings.Replace(err.Error(), "unknown flag", "unknown option", 1)
 		return nil, fmt.Errorf("%s (see oltpbench %s --help)", msg, spec.Name)
 	}
-	if err := p.setup(command, fs.Args()); err != nil {
+	return p, nil
+}
+
+// configure parses a workload command line and runs the workload's checks,
+// without a server.
+func configure(args []string, command string) (*pipeline, error) {
+	p, err := parse(args, io.Discard, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.setup(command, p.fs.Args()); err != nil {
 		return nil, oneLine(err)
 	}
 	return p, nil
@@ -158,25 +161,14 @@ func oneLine(err error) error {
 }
 
 // timingFlags names the flags a workload binds to the run's time and
-// warm-up (--time, and --warmup-time or --ramp).
+// warm-up (--time, and --warmup-time or --ramp), as its Flags declared them.
 func timingFlags(name string) (timeFlag, warmupFlag string) {
 	spec, _ := workload.Lookup(name)
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	p := newPipeline(spec, fs)
-	fs.VisitAll(func(f *pflag.Flag) {
-		if s, ok := f.Value.(workload.Seconds); ok {
-			switch s.P {
-			case &p.ro.Time:
-				timeFlag = f.Name
-			case &p.ro.Warmup:
-				warmupFlag = f.Name
-			}
-		}
-	})
-	return timeFlag, warmupFlag
+	p := newPipeline(spec, pflag.NewFlagSet(name, pflag.ContinueOnError))
+	return p.ro.TimeFlag, p.ro.WarmupFlag
 }
 
-func showPlan(w io.Writer, p *plan.Plan, cells []plan.Cell) {
+func showPlan(w io.Writer, p *plan.Plan, cs []*cells.Cell) {
 	name := p.Name
 	if name == "" {
 		name = filepath.Base(p.Path())
@@ -195,35 +187,22 @@ func showPlan(w io.Writer, p *plan.Plan, cells []plan.Cell) {
 	}
 	fmt.Fprintln(w)
 	var total time.Duration
-	for _, c := range cells {
-		fmt.Fprintf(w, "cell %d/%d  %-44s %8s  oltpbench %s run\n", c.Index, c.Of, c.String(), c.Expected, strings.Join(c.Args, " "))
+	for _, c := range cs {
+		fmt.Fprintf(w, "cell %d/%d  %-44s %8s  oltpbench %s run\n", c.Index, c.Of, c.String(), c.Expected, strings.Join(c.Args(), " "))
 		total += c.Expected
 	}
-	fmt.Fprintf(w, "\n%d cells, %s of runs (time + warm-up + cooldown; a search at its most steps), before the dataset's load\n", len(cells), total)
+	fmt.Fprintf(w, "\n%d cells, %s of runs (time + warm-up + cooldown; a search at its most steps), before the dataset's load\n", len(cs), total)
 }
 
-// planRunner runs a plan's cells in order, skipping those whose result is
-// already in the folder.
+// planRunner runs a plan: its dataset, its warm-up, then the cells that are
+// not done yet in its folder.
 type planRunner struct {
 	p     *plan.Plan
-	cells []plan.Cell
+	cells []*cells.Cell
 	dir   string
 	extra []string // options for every command (the connection)
 	out   io.Writer
 	errw  io.Writer
-}
-
-// sub runs one oltpbench command line in this process, its output also
-// into log when given.
-func (pr *planRunner) sub(args []string, log io.Writer) error {
-	out, errw := pr.out, pr.errw
-	if log != nil {
-		out, errw = io.MultiWriter(pr.out, log), io.MultiWriter(pr.errw, log)
-	}
-	if code := run(args, out, errw); code != 0 {
-		return fmt.Errorf("%s %s exited %d (its error is above)", args[0], args[len(args)-1], code)
-	}
-	return nil
 }
 
 func (pr *planRunner) run(ctx context.Context) error {
@@ -242,18 +221,10 @@ func (pr *planRunner) run(ctx context.Context) error {
 	if err := pr.p.WriteCopy(pr.dir); err != nil {
 		return fmt.Errorf("cannot write to --result-dir: %v", err)
 	}
-	var todo []plan.Cell
-	var done []int
-	for _, c := range pr.cells {
-		ok, why := pr.finished(c)
-		if ok {
-			done = append(done, c.Index)
-			continue
-		}
-		if why != "" {
-			fmt.Fprintf(pr.out, "cell %d/%d (%s): %s: running it again\n", c.Index, c.Of, c, why)
-		}
-		todo = append(todo, c)
+	ex := &cells.Executor{Dir: pr.dir, Plan: true, Out: pr.out, Measure: pr.measure}
+	todo, done, notes := ex.Pending(pr.cells)
+	for _, n := range notes {
+		fmt.Fprintln(pr.out, n)
 	}
 	switch {
 	case len(todo) == 0:
@@ -270,201 +241,95 @@ func (pr *planRunner) run(ctx context.Context) error {
 	if err := pr.warmup(ctx); err != nil {
 		return err
 	}
-	var planned, took time.Duration
-	for i, c := range todo {
-		left := time.Duration(0)
-		for _, r := range todo[i:] {
-			left += r.Expected
-		}
-		if planned > 0 {
-			// The cells so far show how long a planned second takes here
-			// (connecting, reports, the server's pace).
-			left = time.Duration(float64(left) * float64(took) / float64(planned))
-		}
-		fmt.Fprintf(pr.out, "\n== cell %d/%d: %s; ETA %s (%d to run)\n", c.Index, c.Of, c, left.Round(time.Second), len(todo)-i)
-		start := time.Now()
-		if err := pr.cell(ctx, c); err != nil {
-			return err
-		}
-		planned += c.Expected - c.Cooldown
-		took += time.Since(start)
-		if c.Cooldown > 0 && i < len(todo)-1 {
-			fmt.Fprintf(pr.out, "Cooldown %s\n", c.Cooldown)
-			select {
-			case <-time.After(c.Cooldown):
-			case <-ctx.Done():
-				return pr.interrupted(c, false)
-			}
-			planned += c.Cooldown
-			took += c.Cooldown
-		}
+	if err := ex.Run(ctx, todo); err != nil {
+		return err
 	}
 	fmt.Fprintf(pr.out, "\nPlan done: %d cells in %s (%d run now, %d done before). Compare two versions with: oltpbench report compare --baseline DIR_A --candidate DIR_B\n",
 		len(pr.cells), pr.dir, len(todo), len(done))
 	return nil
 }
 
-func (pr *planRunner) interrupted(c plan.Cell, during bool) error {
-	where := "after"
-	if during {
-		where = "during"
+// command parses a workload command line with the options for every
+// command and checks it for command; its reports go to out. With front,
+// the workload's front runs first (sysbench's banner), as on the command
+// line.
+func (pr *planRunner) command(args []string, command string, front bool, out io.Writer) (*pipeline, conn.Options, error) {
+	p, err := parse(append(append([]string(nil), args...), pr.extra...), out, pr.errw)
+	if err != nil {
+		return nil, conn.Options{}, err
 	}
-	return fmt.Errorf("interrupted %s cell %d/%d (%s): run the same plan run command again to finish the plan", where, c.Index, c.Of, c)
-}
-
-func (pr *planRunner) failed(c plan.Cell, err error) error {
-	return fmt.Errorf("cell %d/%d (%s) failed: %v; the same plan run command redoes it and the rest", c.Index, c.Of, c, err)
-}
-
-// finished says whether the cell's result is in the folder and is this
-// cell's (the same command line); else why not, when there is something.
-func (pr *planRunner) finished(c plan.Cell) (bool, string) {
-	path := filepath.Join(pr.dir, c.File)
-	if c.Search {
-		b, err := os.ReadFile(filepath.Join(path, ".done"))
-		if err != nil {
-			return false, ""
+	positional := p.fs.Args()
+	if front {
+		if _, err := p.front(append(positional, command)); err != nil {
+			return nil, conn.Options{}, err
 		}
-		var args []string
-		if json.Unmarshal(b, &args) != nil || !slices.Equal(args, c.Args) {
-			return false, "the plan changed since its search ran"
-		}
-		return true, ""
 	}
-	r, err := result.Read(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, ""
-	}
-	if err != nil {
-		return false, fmt.Sprintf("%s is unreadable (%v)", c.File, err)
-	}
-	if r.Cell == nil || !slices.Equal(r.Cell.Args, c.Args) || r.Interrupted {
-		return false, fmt.Sprintf("%s holds another command's result (the plan changed)", c.File)
-	}
-	return true, ""
+	co, err := p.begin(command, positional)
+	return p, co, err
 }
 
-// cell runs one cell. Its result is written under a temporary name and
-// renamed once complete, so an interrupted or failed cell leaves nothing
-// that a resumed plan would take for done.
-func (pr *planRunner) cell(ctx context.Context, c plan.Cell) error {
-	final := filepath.Join(pr.dir, c.File)
-	log, err := os.Create(strings.TrimSuffix(final, ".json") + ".log")
+// measure runs a cell at one thread count: the cell's command line through
+// the workload's pipeline, in this process.
+func (pr *planRunner) measure(ctx context.Context, c *cells.Cell, threads int, out io.Writer) (*result.Result, error) {
+	p, co, err := pr.command(c.Args(), "run", true, out)
 	if err != nil {
-		return fmt.Errorf("cannot write to --result-dir: %v", err)
+		return nil, err
 	}
-	defer log.Close()
-	args := append(append([]string(nil), c.Args...), pr.extra...)
-	if c.Search {
-		args = append(args, "--result-dir="+final, "--reuse-results", "run")
-		if err := pr.sub(args, log); err != nil {
-			return pr.failed(c, err)
-		}
-		if ctx.Err() != nil {
-			return pr.interrupted(c, true)
-		}
-		b, _ := json.Marshal(c.Args)
-		return os.WriteFile(filepath.Join(final, ".done"), b, 0o644)
-	}
-	tmp := filepath.Join(pr.dir, "."+c.File+".part")
-	defer os.Remove(tmp)
-	if err := pr.sub(append(args, "--result-file="+tmp, "run"), log); err != nil {
-		return pr.failed(c, err)
-	}
-	if ctx.Err() != nil {
-		return pr.interrupted(c, true)
-	}
-	r, err := result.Read(tmp)
+	ignore, err := conn.ParseErrorSet(p.f.ignoreErrors)
 	if err != nil {
-		return fmt.Errorf("cell %d/%d wrote no result: %v", c.Index, c.Of, err)
+		return nil, err
 	}
-	if r.Interrupted {
-		return pr.interrupted(c, true)
-	}
-	r.Cell = &result.Cell{Plan: pr.p.Name, Step: c.Step, Repeat: c.Repeat, Args: c.Args}
-	return r.Write(final)
-}
-
-// datasetArgs is the dataset's command line with the options for every command.
-func (pr *planRunner) datasetArgs() []string {
-	return append(pr.p.DatasetArgs(true), pr.extra...)
-}
-
-// datasetPool configures the dataset's command line and opens n
-// connections to its database.
-func (pr *planRunner) datasetPool(n int) (*pipeline, conn.Options, *conn.Pool, error) {
-	p, err := configure(pr.datasetArgs(), "prepare")
-	if err != nil {
-		return nil, conn.Options{}, nil, err
-	}
-	co, err := p.f.connOptions(p.fs)
-	if err != nil {
-		return nil, conn.Options{}, nil, err
-	}
-	pool, err := conn.Open(co, n)
-	if err != nil {
-		return nil, conn.Options{}, nil, err
-	}
-	return p, co, pool, nil
+	return p.measure(ctx, co, ignore, threads)
 }
 
 // dataset prepares the plan's dataset when the database has none, resumes
 // a load that was interrupted, and otherwise checks that the database holds
 // the dataset the plan asks for.
 func (pr *planRunner) dataset(ctx context.Context) error {
-	args := pr.datasetArgs()
-	p, co, pool, err := pr.datasetPool(1)
+	p, co, err := pr.command(pr.p.DatasetArgs(true), "prepare", false, pr.out)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	if err := pool.Ping(ctx); err != nil {
-		if conn.Number(err) != 1049 { // unknown database: prepare makes it
-			return err
-		}
-		fmt.Fprintf(pr.out, "Dataset: no database %s yet: preparing it\n", co.DB)
-		return pr.sub(append(args, "prepare"), nil)
-	}
-	have, err := loader.ReadDataset(ctx, pool.DB(0))
+	state, have, err := loader.CheckDataset(ctx, co, p.w.Dataset(), "the plan")
 	if err != nil {
-		return fmt.Errorf("reading the dataset record: %v", err)
+		return err
 	}
-	ds := p.w.Dataset()
 	switch {
-	case len(have) == 0:
+	case state == loader.NoDataset && have == nil:
+		fmt.Fprintf(pr.out, "Dataset: no database %s yet: preparing it\n", co.DB)
+	case state == loader.NoDataset:
 		fmt.Fprintf(pr.out, "Dataset: %s holds none: preparing it\n", co.DB)
-		return pr.sub(append(args, "prepare"), nil)
-	case have["state"] != "complete":
+	case state == loader.LoadCut:
 		fmt.Fprintf(pr.out, "Dataset: a load into %s was interrupted: resuming it\n", co.DB)
-		return pr.sub(append(args, "--resume", "prepare"), nil)
+		p.f.resume = true
+	default:
+		fmt.Fprintf(pr.out, "Dataset: verified against its record in %s (%s rows)\n", co.DB, have["load_rows"])
+		return nil
 	}
-	var diff []string
-	if have["workload"] != ds.Workload {
-		diff = append(diff, fmt.Sprintf("workload %s (the plan: %s)", have["workload"], ds.Workload))
+	if _, err := p.front(append(p.fs.Args(), "prepare")); err != nil {
+		return err
 	}
-	for k, v := range ds.Meta {
-		if have[k] != v {
-			diff = append(diff, fmt.Sprintf("%s=%s (the plan: %s)", k, have[k], v))
-		}
-	}
-	if len(diff) > 0 {
-		sort.Strings(diff)
-		return fmt.Errorf("the dataset in %s is not the plan's: %s; run cleanup, or point the plan at another database", co.DB, strings.Join(diff, ", "))
-	}
-	fmt.Fprintf(pr.out, "Dataset: verified against its record in %s (%s rows)\n", co.DB, have["load_rows"])
-	return nil
+	return p.prepare(ctx, co)
 }
 
 func (pr *planRunner) warmup(ctx context.Context) error {
 	if pr.p.Warmup.Prewarm {
-		if err := pr.sub(append(pr.datasetArgs(), "prewarm"), nil); err != nil {
+		p, co, err := pr.command(pr.p.DatasetArgs(true), "prewarm", true, pr.out)
+		if err != nil {
+			return err
+		}
+		if err := p.prewarm(ctx, co); err != nil {
 			return err
 		}
 	}
 	if !pr.p.Warmup.Analyze {
 		return nil
 	}
-	p, _, pool, err := pr.datasetPool(2)
+	p, co, err := pr.command(pr.p.DatasetArgs(true), "prepare", false, io.Discard)
+	if err != nil {
+		return err
+	}
+	pool, err := conn.Open(co, 2)
 	if err != nil {
 		return err
 	}

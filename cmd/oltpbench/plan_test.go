@@ -294,7 +294,7 @@ func TestPlanDatasetAndSearch(t *testing.T) {
 	if _, err := openDB(t, "plan_search").Exec("UPDATE oltpbench_dataset SET v = 'loading' WHERE k = 'state'"); err != nil {
 		t.Fatal(err)
 	}
-	search := writePlan(t, `[dataset]
+	searchSrc := `[dataset]
 workload = "sysbench"
 options = { tables = 1, table-size = 500 }
 [[step]]
@@ -304,7 +304,8 @@ threads = [1, 64]
 time = "1s"
 p95_limit = "10s"
 search_steps = 3
-`)
+`
+	search := writePlan(t, searchSrc)
 	dir := t.TempDir()
 	r = ob(t, nil, planArgs(search, dir, "plan_search")...)
 	mustOK(t, r, "search plan")
@@ -317,7 +318,7 @@ search_steps = 3
 	}
 	// search_steps = 3 ends the doubling at 4 of the 64 threads allowed.
 	runs := resultFiles(t, filepath.Join(dir, "ps-p95search"))
-	if want := []string{"sysbench-oltp_point_select-1threads.json", "sysbench-oltp_point_select-2threads.json", "sysbench-oltp_point_select-4threads.json"}; !slices.Equal(runs, want) {
+	if want := []string{"ps-1threads.json", "ps-2threads.json", "ps-4threads.json"}; !slices.Equal(runs, want) {
 		t.Fatalf("search runs %v, want %v", runs, want)
 	}
 	// As if killed while measuring 4 threads.
@@ -334,6 +335,26 @@ search_steps = 3
 	}
 	if !strings.Contains(r.stdout, "Best within p95 <= 10s") {
 		t.Errorf("no search verdict:\n%s", r.stdout)
+	}
+
+	// An edited search step measures every level again: none of the levels
+	// measured under the old options is reused, and every result records
+	// the new option.
+	edited := writePlan(t, strings.Replace(searchSrc, `time = "1s"`, "time = \"1s\"\noptions = { rand-type = \"uniform\" }", 1))
+	r = ob(t, nil, planArgs(edited, dir, "plan_search")...)
+	mustOK(t, r, "edited search plan")
+	if !strings.Contains(r.stdout, "the plan changed since its search ran") || strings.Contains(r.stdout, "measured before:") ||
+		strings.Count(r.stdout, "Threads started!") != 3 {
+		t.Errorf("the edited search reused levels measured under the old options:\n%s", r.stdout)
+	}
+	for _, f := range runs {
+		res, err := result.Read(filepath.Join(dir, "ps-p95search", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Options["rand-type"] != "uniform" || res.Cell == nil || !slices.Contains(res.Cell.Args, "--rand-type=uniform") {
+			t.Errorf("%s: rand-type %q, cell %+v: measured under the old options", f, res.Options["rand-type"], res.Cell)
+		}
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/result"
 )
 
 func tp(t *testing.T, db string, args ...string) res {
@@ -43,8 +45,13 @@ func TestTPCCLoadRunCheck(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "r.json")
 			r := tp(t, db, "run", "--warehouses="+c.w, "--threads=6", "--time=3s", "--report-interval=1s", "--result-file="+out)
 			mustOK(t, r, "run")
-			if !regexp.MustCompile(`tpmC: [1-9][\d.]*, tpmTotal: [\d.]+, efficiency`).MatchString(r.stdout) {
-				t.Fatalf("no tpmC:\n%s", r.stdout)
+			if !regexp.MustCompile(`tpmC: [1-9][\d.]*, tpmTotal: [\d.]+, efficiency: n/a \(no keying or think times: it applies with --wait\)`).MatchString(r.stdout) {
+				t.Fatalf("no tpmC, or an efficiency without --wait:\n%s", r.stdout)
+			}
+			if res, err := result.Read(out); err != nil || res.NotApplicable["efficiency"] == "" || res.Figures["tpmTotal"] == 0 {
+				t.Errorf("result without --wait: figures %v, not applicable %v (%v)", res.Figures, res.NotApplicable, err)
+			} else if _, ok := res.Figures["efficiency"]; ok {
+				t.Errorf("efficiency %v recorded without --wait", res.Figures["efficiency"])
 			}
 			for _, name := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
 				if !regexp.MustCompile(`(?m)^` + name + ` +[1-9]\d* `).MatchString(r.stdout) {
@@ -53,6 +60,9 @@ func TestTPCCLoadRunCheck(t *testing.T) {
 			}
 			if !strings.Contains(r.stdout, "Run-time audit:") || !strings.Contains(r.stdout, "average lines per New-Order") {
 				t.Errorf("no audit:\n%s", r.stdout)
+			}
+			if strings.Contains(r.stdout, "FAIL") { // a short correct run is "too few samples" where it cannot tell
+				t.Errorf("a short correct run fails the audit:\n%s", r.stdout)
 			}
 			b, _ := os.ReadFile(out)
 			if !bytes.Contains(b, []byte(`"name": "stock_level"`)) || !bytes.Contains(b, []byte(`"workload": "tpcc"`)) {
@@ -230,8 +240,11 @@ func TestTPCCWaitMode(t *testing.T) {
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
 	r := tp(t, db, "run", "--warehouses=1", "--wait", "--time=4s", "--report-interval=0")
 	mustOK(t, r, "run")
-	if !strings.Contains(r.stdout, "1 warehouses, 10 threads") || !strings.Contains(r.stdout, "waits true") || strings.Contains(r.stdout, "efficiency only means something") {
+	if !strings.Contains(r.stdout, "1 warehouses, 10 threads") || !strings.Contains(r.stdout, "waits true") || !regexp.MustCompile(`efficiency: [\d.]+% \(`).MatchString(r.stdout) {
 		t.Errorf("wait mode header:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, "FAIL") {
+		t.Errorf("a short correct --wait run fails the audit:\n%s", r.stdout)
 	}
 	// Keying times are 2-18 s: in 4 s no terminal finishes more than one transaction.
 	m := regexp.MustCompile(`tpmC: ([\d.]+)`).FindStringSubmatch(r.stdout)

@@ -237,9 +237,9 @@ func (p *Pool) describe(ep Endpoint, err error) error {
 func (p *Pool) describeMsg(ep Endpoint, err error) error {
 	var me *mysql.MySQLError
 	switch {
-	case errors.As(err, &me) && me.Number == 1045:
+	case errors.As(err, &me) && me.Number == ErrAccessDenied:
 		return fmt.Errorf("access denied for user %q at %s: check --mysql-user and --mysql-password (or MYSQL_PWD, --mysql-password-file)", p.opts.User, ep)
-	case errors.As(err, &me) && me.Number == 1049:
+	case errors.As(err, &me) && me.Number == ErrBadDB:
 		return fmt.Errorf("unknown database %q at %s: create it or run prepare first (--mysql-db)", p.opts.DB, ep)
 	case errors.As(err, &me):
 		return fmt.Errorf("connecting to %s: %s (error %d)", ep, Redact(me.Message, p.opts.Password), me.Number)

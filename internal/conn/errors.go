@@ -17,6 +17,16 @@ import (
 // as libmysqlclient would report it; it is what --mysql-ignore-errors matches.
 const ErrLost = 2013
 
+// Server error numbers the code acts on.
+const (
+	ErrAccessDenied    = 1045 // ER_ACCESS_DENIED_ERROR
+	ErrBadDB           = 1049 // ER_BAD_DB_ERROR: unknown database
+	ErrDupKeyName      = 1061 // ER_DUP_KEYNAME: the index is there already
+	ErrNoSuchTable     = 1146 // ER_NO_SUCH_TABLE
+	ErrLockWaitTimeout = 1205 // ER_LOCK_WAIT_TIMEOUT
+	ErrDeadlock        = 1213 // ER_LOCK_DEADLOCK
+)
+
 // Number returns the server error number of err, ErrLost for a broken
 // connection, or 0 for anything else.
 func Number(err error) int {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/oltpbench/oltpbench/internal/cells"
 )
 
 // Plan is a whole qualification, as written.
@@ -297,29 +299,6 @@ func names(known Workloads) string {
 	return strings.Join(n, ", ")
 }
 
-// Cell is one run: a command line (without the command itself) and its result file.
-type Cell struct {
-	Index, Of int // 1-based
-	Step      string
-	StepIndex int
-	Threads   int // the level; for a search, its upper bound
-	Repeat    int // 1-based
-	Repeats   int
-	Search    bool
-	Args      []string      // workload, [test], options; the caller adds its own and the command
-	Expected  time.Duration // time + warm-up + cooldown (a search: its steps' worth)
-	File      string        // result file (a search: the folder of its runs), relative to the result dir
-	Cooldown  time.Duration // before the next cell
-}
-
-// String names the cell for progress lines.
-func (c Cell) String() string {
-	if c.Search {
-		return fmt.Sprintf("%s, p95 search up to %d threads", c.Step, c.Threads)
-	}
-	return fmt.Sprintf("%s, %d threads, repeat %d/%d", c.Step, c.Threads, c.Repeat, c.Repeats)
-}
-
 // StepArgs are a step's workload, test and own options, without the
 // dataset's: for checking the step apart from its dataset.
 func (p *Plan) StepArgs(i int) []string {
@@ -412,59 +391,32 @@ func (p *Plan) scaled(d string) time.Duration {
 // Timing names the flags a workload binds to the run's time and warm-up.
 type Timing func(workload string) (timeFlag, warmupFlag string)
 
-// Cells expands the plan: the steps in order; within a step the repeats
-// alternate over the levels (1..n, then again), so a drift of the server
-// spreads over every level alike.
-func (p *Plan) Cells(timing Timing) []Cell {
-	var cells []Cell
-	for si, s := range p.Steps {
+// Series are the plan's steps as the executor runs them: each a thread
+// sweep with repeats or a p95 search, whose runs are the workload's command
+// line with the dataset's and the step's options, time and warm-up.
+func (p *Plan) Series(timing Timing) []*cells.Series {
+	var out []*cells.Series
+	for _, s := range p.Steps {
 		tf, wf := timing(s.Workload)
-		base := []string{s.Workload}
+		args := []string{s.Workload}
 		if s.Test != "" {
-			base = append(base, s.Test)
+			args = append(args, s.Test)
 		}
-		base = append(base, p.datasetOptions()...)
-		base = append(base, optionArgs(s.Options, nil)...)
+		args = append(args, p.datasetOptions()...)
+		args = append(args, optionArgs(s.Options, nil)...)
 		run, warm, cool := p.scaled(s.Time), p.scaled(s.Warmup), p.scaled(s.Cooldown)
-		base = append(base, fmt.Sprintf("--%s=%d", tf, int64(run.Seconds())))
+		args = append(args, fmt.Sprintf("--%s=%d", tf, int64(run.Seconds())))
 		if warm > 0 {
-			base = append(base, fmt.Sprintf("--%s=%d", wf, int64(warm.Seconds())))
+			args = append(args, fmt.Sprintf("--%s=%d", wf, int64(warm.Seconds())))
 		}
+		se := &cells.Series{Plan: p.Name, Step: s.Name, Prefix: s.Name, Numbered: true, Threads: s.Threads,
+			Repeats: s.Repeats, Run: run + warm, Cooldown: cool, Args: args}
 		if s.P95Limit != "" {
-			args := append(append([]string(nil), base...), fmt.Sprintf("--threads=%d-%d", s.Threads[0], s.Threads[1]),
-				"--p95-slo="+s.P95Limit, fmt.Sprintf("--slo-steps=%d", s.SearchSteps))
-			if cool > 0 {
-				args = append(args, fmt.Sprintf("--cooldown=%d", int64(cool.Seconds())))
-			}
-			cells = append(cells, Cell{Step: s.Name, StepIndex: si, Threads: s.Threads[1], Repeat: 1, Repeats: 1, Search: true,
-				Args: args, Expected: time.Duration(s.searchRuns()) * (run + warm + cool), File: s.Name + "-p95search",
-				Cooldown: cool})
-			continue
+			se.Search = &cells.Search{Limit: s.P95Limit, Steps: s.SearchSteps, Folder: s.Name + "-p95search"}
 		}
-		for r := 1; r <= s.Repeats; r++ {
-			for _, th := range s.Threads {
-				args := append(append([]string(nil), base...), fmt.Sprintf("--threads=%d", th))
-				cells = append(cells, Cell{Step: s.Name, StepIndex: si, Threads: th, Repeat: r, Repeats: s.Repeats,
-					Args: args, Expected: run + warm + cool, File: fmt.Sprintf("%s-%dthreads-r%d.json", s.Name, th, r),
-					Cooldown: cool})
-			}
-		}
+		out = append(out, se)
 	}
-	for i := range cells {
-		cells[i].Index, cells[i].Of = i+1, len(cells)
-	}
-	return cells
-}
-
-// searchRuns estimates the runs of a p95 search: doubling from lo to hi,
-// then bisecting the last doubling; at most SearchSteps.
-func (s Step) searchRuns() int {
-	n := 1
-	for t := s.Threads[0]; t < s.Threads[1]; t *= 2 {
-		n++
-	}
-	n += int(math.Ceil(math.Log2(math.Max(2, float64(s.Threads[1])/2))))
-	return min(n, s.SearchSteps)
+	return out
 }
 
 // WriteCopy keeps the plan beside its results, for the record.

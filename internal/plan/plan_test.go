@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/oltpbench/oltpbench/internal/cells"
 )
 
 var known = Workloads{"sysbench": 1, "tpcc": 0}
@@ -48,10 +50,9 @@ func TestCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells := p.Cells(timing)
 	var got []string
-	for _, c := range cells {
-		got = append(got, fmt.Sprintf("%d/%d %s %s %s %s", c.Index, c.Of, c.File, c.Expected, c.Cooldown, strings.Join(c.Args, " ")))
+	for _, c := range cells.Expand(p.Series(timing)) {
+		got = append(got, fmt.Sprintf("%d/%d %s %s %s %s", c.Index, c.Of, c.File, c.Expected, c.Series.Cooldown, strings.Join(c.Args(), " ")))
 	}
 	want := []string{
 		"1/5 oltp_point_select-1threads-r1.json 13s 1s sysbench oltp_point_select --table-size=10000 --tables=2 --time=10 --warmup-time=2 --threads=1",
@@ -78,12 +79,12 @@ func TestScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := p.Cells(timing)
-	if c[0].Expected != 3*time.Second || !strings.Contains(strings.Join(c[0].Args, " "), "--table-size=100 --tables=2 --time=1 --warmup-time=1 --threads=1") {
-		t.Errorf("scaled cell: %s %v", c[0].Expected, c[0].Args)
+	c := cells.Expand(p.Series(timing))
+	if c[0].Expected != 3*time.Second || !strings.Contains(strings.Join(c[0].Args(), " "), "--table-size=100 --tables=2 --time=1 --warmup-time=1 --threads=1") {
+		t.Errorf("scaled cell: %s %v", c[0].Expected, c[0].Args())
 	}
-	if !strings.Contains(strings.Join(c[4].Args, " "), "--time=1 ") {
-		t.Errorf("1m at 0.01: %v", c[4].Args)
+	if !strings.Contains(strings.Join(c[4].Args(), " "), "--time=1 ") {
+		t.Errorf("1m at 0.01: %v", c[4].Args())
 	}
 }
 
@@ -101,11 +102,11 @@ search_steps = 6
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := p.Cells(timing)
-	if len(c) != 1 || !c[0].Search || c[0].File != "tpcc-p95search" || c[0].Expected != 6*20*time.Second {
+	c := cells.Expand(p.Series(timing))
+	if len(c) != 1 || c[0].Series.Search == nil || c[0].File != "tpcc-p95search" || c[0].Expected != 6*20*time.Second {
 		t.Fatalf("search cell %+v", c)
 	}
-	if a := strings.Join(c[0].Args, " "); a != "tpcc --warehouses=4 --time=20 --threads=8-1024 --p95-slo=105ms --slo-steps=6" {
+	if a := strings.Join(c[0].Args(), " "); a != "tpcc --warehouses=4 --time=20 --threads=8-1024 --p95-slo=105ms --slo-steps=6" {
 		t.Errorf("args %q", a)
 	}
 }

@@ -45,9 +45,12 @@ type Result struct {
 	Metric      Metric            `json:"metric"`
 	// Figures are the workload's own results beside the metric (tpmTotal,
 	// efficiency); they are per client and not merged.
-	Figures   map[string]float64 `json:"figures,omitempty"`
-	Ops       []Op               `json:"ops"`
-	Intervals []Interval         `json:"intervals"`
+	Figures map[string]float64 `json:"figures,omitempty"`
+	// NotApplicable names figures of the workload this run does not give,
+	// each with why (efficiency without keying and think times).
+	NotApplicable map[string]string `json:"not_applicable,omitempty"`
+	Ops           []Op              `json:"ops"`
+	Intervals     []Interval        `json:"intervals"`
 }
 
 // Cell is the plan cell a run was: a plan resumes by finding its cells'

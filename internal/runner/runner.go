@@ -173,13 +173,7 @@ loop:
 			startTicker()
 			armCheckpoint()
 		case now := <-tick:
-			cur := r.snapshot()
-			iv := measure.Interval{Elapsed: now.Sub(r.measuredStart).Round(time.Millisecond), Length: now.Sub(lastAt),
-				Running: int(r.running.Load()), Counts: cur.Sub(last), Hists: r.reg.Interval()}
-			if queue != nil {
-				iv.QueueLength = int64(len(queue))
-				iv.Concurrency = r.busy.Load()
-			}
+			iv, cur := r.interval(now, lastAt, last, time.Millisecond)
 			rep.Interval(iv)
 			last, lastAt = cur, now
 		case <-cpCh:
@@ -193,9 +187,8 @@ loop:
 		case now := <-deadline:
 			// sysbench prints the interval that ends with the run.
 			if tick != nil && now.Sub(lastAt) >= cfg.ReportInterval/2 {
-				cur := r.snapshot()
-				rep.Interval(measure.Interval{Elapsed: now.Sub(r.measuredStart).Round(time.Second), Length: now.Sub(lastAt),
-					Running: int(r.running.Load()), Counts: cur.Sub(last), Hists: r.reg.Interval()})
+				iv, _ := r.interval(now, lastAt, last, time.Second)
+				rep.Interval(iv)
 			}
 			break loop
 		case <-done:
@@ -241,6 +234,19 @@ type run struct {
 	measuredStart time.Time
 	periodStart   time.Time      // the measured start, or the last checkpoint
 	base          measure.Totals // counters at the last checkpoint
+}
+
+// interval is the report of the interval from lastAt (counters last) to
+// now, its elapsed time rounded to round; cur is the counters at now.
+func (r *run) interval(now, lastAt time.Time, last measure.Totals, round time.Duration) (iv measure.Interval, cur measure.Totals) {
+	cur = r.snapshot()
+	iv = measure.Interval{Elapsed: now.Sub(r.measuredStart).Round(round), Length: now.Sub(lastAt),
+		Running: int(r.running.Load()), Counts: cur.Sub(last), Hists: r.reg.Interval()}
+	if r.queue != nil {
+		iv.QueueLength = int64(len(r.queue))
+		iv.Concurrency = r.busy.Load()
+	}
+	return iv, cur
 }
 
 func (r *run) snapshot() measure.Totals {

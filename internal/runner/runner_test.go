@@ -340,3 +340,29 @@ func TestRateOverloadStops(t *testing.T) {
 		t.Errorf("took %v to notice", time.Since(start))
 	}
 }
+
+// The interval that ends with the run reports the open loop's queue and
+// busy threads as every other interval does.
+func TestRateFinalIntervalHasQueue(t *testing.T) {
+	const threads = 2
+	var rolled, closed atomic.Int64
+	gate := make(chan struct{})
+	defer close(gate)
+	held := func(*worker.Thread) error { <-gate; return nil }
+	rep := &nopReporter{}
+	_, err := Run(context.Background(), Config{Threads: threads, Duration: 1100 * time.Millisecond, Rate: 1000,
+		ReportInterval: 400 * time.Millisecond, Grace: 50 * time.Millisecond},
+		&fakeConnector{}, factory(held, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	if len(rep.intervals) != 3 {
+		t.Fatalf("%d intervals, want 2 and the final one", len(rep.intervals))
+	}
+	last := rep.intervals[2]
+	if last.Elapsed != time.Second || last.Concurrency != threads || last.QueueLength == 0 {
+		t.Fatalf("final interval at %s: concurrency %d, queue %d", last.Elapsed, last.Concurrency, last.QueueLength)
+	}
+}

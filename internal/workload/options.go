@@ -24,6 +24,21 @@ type RunOptions struct {
 	// DryRun runs every statement as a no-op on no server (sysbench's
 	// --mysql-dry-run): the client measured alone.
 	DryRun bool
+	// TimeFlag and WarmupFlag name the flags bound to Time and Warmup (TimeVar,
+	// WarmupVar), so that a plan can set a step's time and warm-up.
+	TimeFlag, WarmupFlag string
+}
+
+// TimeVar binds Time to the flag name.
+func (ro *RunOptions) TimeVar(fs *pflag.FlagSet, name string, def time.Duration, usage string) {
+	ro.TimeFlag = name
+	SecondsVar(fs, &ro.Time, name, def, usage)
+}
+
+// WarmupVar binds Warmup to the flag name.
+func (ro *RunOptions) WarmupVar(fs *pflag.FlagSet, name string, def time.Duration, usage string) {
+	ro.WarmupFlag = name
+	SecondsVar(fs, &ro.Warmup, name, def, usage)
 }
 
 // Seconds is a duration flag that takes seconds (300, 0.5), as sysbench, or

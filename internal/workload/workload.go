@@ -128,8 +128,9 @@ type Run interface {
 	Header()
 	measure.Reporter
 	// Final prints the end-of-run report and returns the workload's own
-	// figures for the result file (efficiency, tpmTotal).
-	Final(f *measure.Final) map[string]float64
+	// figures for the result file (tpmTotal, efficiency), and those that do
+	// not apply to this run, with why.
+	Final(f *measure.Final) (figures map[string]float64, notApplicable map[string]string)
 }
 
 // Tool names the client in banners and results ("oltpbench 1.2.3"); cmd sets it.

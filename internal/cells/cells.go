@@ -1,0 +1,171 @@
+// Package cells turns what a user asks for, a command line's thread list,
+// --repeat and --p95-slo or a plan's steps, into cells (one measured run, or
+// one p95 search, with one result file each), and executes them in order:
+// repeats alternating over the levels, cooldowns that Ctrl-C ends, and, for
+// a plan, resuming the cells whose results are already in the folder.
+//
+// It knows no workload: the caller measures a level with a typed function.
+package cells
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oltpbench/oltpbench/internal/slo"
+)
+
+// Series is one thread list with its repeats, or one p95-limit search.
+type Series struct {
+	Plan, Step string // the plan and step that asked for it; "" on a command line
+	Name       string // the results' workload name, for the search's summary
+	// Prefix names the result files: Prefix-Nthreads.json, with -rK after
+	// "threads" when Numbered (a plan's cells always; a command line's
+	// with --repeat).
+	Prefix   string
+	Numbered bool
+	Threads  []int // levels; for a search [lo, hi]
+	Repeats  int
+	Search   *Search       // nil: a sweep
+	Run      time.Duration // the expected length of one run: time + warm-up
+	Cooldown time.Duration // between two runs
+	// Args are the command line of the series' runs without the thread
+	// count: what a result is measured under. A result counts as done
+	// only with the same Args and the same threads (plans).
+	Args []string
+}
+
+// Search is a p95-limit search: the highest throughput whose p95 stays
+// within Limit, in at most Steps runs. Its runs go into Folder (relative to
+// the result folder; "" the folder itself).
+type Search struct {
+	Limit  string // a duration, as given (105ms)
+	Steps  int
+	Folder string
+}
+
+// Cell is one run of a sweep, or one whole search.
+type Cell struct {
+	Index, Of int // 1-based
+	Series    *Series
+	Threads   int // the level; for a search, its upper bound
+	Repeat    int // 1-based
+	// File is the result file (a search: the folder of its runs), relative
+	// to the result folder.
+	File     string
+	Expected time.Duration // run + cooldown (a search: at its most steps)
+}
+
+// Args is the cell's identity: its series' command line with its threads
+// (a search: its range and limit).
+func (c *Cell) Args() []string {
+	s := c.Series
+	args := append([]string(nil), s.Args...)
+	if s.Search == nil {
+		return append(args, fmt.Sprintf("--threads=%d", c.Threads))
+	}
+	args = append(args, fmt.Sprintf("--threads=%d-%d", s.Threads[0], s.Threads[1]), "--p95-slo="+s.Search.Limit,
+		fmt.Sprintf("--slo-steps=%d", s.Search.Steps))
+	if s.Cooldown > 0 {
+		args = append(args, fmt.Sprintf("--cooldown=%d", int64(s.Cooldown.Seconds())))
+	}
+	return args
+}
+
+// LevelArgs is the identity of one level's run: the series' command line
+// with that thread count, as a sweep cell at that level has.
+func (s *Series) LevelArgs(threads int) []string {
+	return append(append([]string(nil), s.Args...), fmt.Sprintf("--threads=%d", threads))
+}
+
+// String names the cell for progress lines.
+func (c *Cell) String() string {
+	if c.Series.Search != nil {
+		return fmt.Sprintf("%s, p95 search up to %d threads", c.Series.Step, c.Threads)
+	}
+	return fmt.Sprintf("%s, %d threads, repeat %d/%d", c.Series.Step, c.Threads, c.Repeat, c.Series.Repeats)
+}
+
+// FileName is the one naming rule of result files.
+func FileName(prefix string, threads, repeat int, numbered bool) string {
+	suffix := ""
+	if numbered {
+		suffix = fmt.Sprintf("-r%d", repeat)
+	}
+	return fmt.Sprintf("%s-%dthreads%s.json", strings.ReplaceAll(prefix, "/", "-"), threads, suffix)
+}
+
+// Expand lists the cells of the series in order. Within a series the
+// repeats alternate over the levels (1..n, then again), so a drift of the
+// server over time spreads over every level alike.
+func Expand(series []*Series) []*Cell {
+	var out []*Cell
+	for _, s := range series {
+		if s.Search != nil {
+			out = append(out, &Cell{Series: s, Threads: s.Threads[1], Repeat: 1, File: s.Search.Folder,
+				Expected: time.Duration(searchRuns(s.Threads[0], s.Threads[1], s.Search.Steps)) * (s.Run + s.Cooldown)})
+			continue
+		}
+		for r := 1; r <= s.Repeats; r++ {
+			for _, th := range s.Threads {
+				out = append(out, &Cell{Series: s, Threads: th, Repeat: r, File: FileName(s.Prefix, th, r, s.Numbered),
+					Expected: s.Run + s.Cooldown})
+			}
+		}
+	}
+	for i, c := range out {
+		c.Index, c.Of = i+1, len(out)
+	}
+	return out
+}
+
+// searchRuns estimates the runs of a p95 search: doubling from lo to hi,
+// then bisecting the last doubling; at most steps.
+func searchRuns(lo, hi, steps int) int {
+	n := 1
+	for t := lo; t < hi; t *= 2 {
+		n++
+	}
+	n += int(math.Ceil(math.Log2(math.Max(2, float64(hi)/2))))
+	return min(n, steps)
+}
+
+// ParseThreads reads --threads: "16", a list "150,300,600", or with a
+// search "8-1024" (a single number n searches 1-n).
+func ParseThreads(spec string, search bool) (levels []int, lo, hi int, err error) {
+	if strings.Contains(spec, "-") {
+		if !search {
+			return nil, 0, 0, fmt.Errorf("--threads=%s is a range: give --p95-slo too, or a list like 8,16,32", spec)
+		}
+		lo, hi, err = slo.ParseRange(spec)
+		return nil, lo, hi, err
+	}
+	for _, f := range strings.Split(spec, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("invalid --threads=%s: a number, a list like 150,300,600, or a range with --p95-slo", spec)
+		}
+		if n < 1 {
+			return nil, 0, 0, fmt.Errorf("invalid --threads=%d: must be at least 1", n)
+		}
+		levels = append(levels, n)
+	}
+	if search {
+		if len(levels) != 1 {
+			return nil, 0, 0, fmt.Errorf("--p95-slo searches a range: give --threads=lo-hi")
+		}
+		return nil, 1, levels[0], nil
+	}
+	return levels, 0, 0, nil
+}
+
+// join is a path under dir ("" stays relative).
+func join(dir, name string) string {
+	if dir == "" || name == "" {
+		return name
+	}
+	return filepath.Join(dir, name)
+}

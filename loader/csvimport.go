@@ -1,0 +1,123 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/dataset"
+)
+
+// ImportDir loads a folder made by WriteCSV: IMPORT INTO on TiDB, LOAD DATA
+// LOCAL from the files elsewhere, with the same resume and index handling as
+// a load from the generator.
+func ImportDir(ctx context.Context, co conn.Options, dir string, o Options) (*Report, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	st, err := OpenStore(dir, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Check(false); err != nil {
+		return nil, err
+	}
+	m, err := ReadManifest(st, co.DB)
+	if err != nil {
+		return nil, err
+	}
+	if co.DB == "" {
+		co.DB = m.DB
+	}
+	o.Seed = m.Seed
+	return importManifest(ctx, co, m, o)
+}
+
+func importManifest(ctx context.Context, co conn.Options, m *Manifest, o Options) (*Report, error) {
+	pool, srv, err := connect(ctx, co, o.Threads)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	ds := Dataset{Workload: m.Workload, Meta: m.Meta}
+	var units [][]unit
+	var kinds []string
+	for ti, mt := range m.Tables {
+		ddl, err := m.store.ReadFile(mt.SchemaFile)
+		if err != nil {
+			return nil, fmt.Errorf("schema of %s: %v", mt.Name, err)
+		}
+		ds.Tables = append(ds.Tables, dataset.Table{Name: mt.Name, DDL: string(ddl), Columns: mt.Columns, Rows: mt.Rows, KeyColumn: mt.KeyColumn})
+		var us []unit
+		for _, f := range mt.Files {
+			us = append(us, unit{ti: ti, idx: f.Unit, first: f.FirstRow, n: f.Rows, file: f.Name, sha256: f.SHA256,
+				lo: f.FirstKey, hi: f.LastKey, keyed: mt.KeyColumn != ""})
+		}
+		units = append(units, us)
+		kinds = append(kinds, strconv.FormatInt(mt.ChunksPerFile, 10))
+	}
+	if srv.tidb {
+		return importTiDB(ctx, pool, m, ds, o)
+	}
+	if !srv.localInfile {
+		return nil, errors.New("the server has local_infile off, and import loads the files with LOAD DATA LOCAL: " + enableLocal)
+	}
+	rep := &Report{Mode: "import", ModeReason: "LOAD DATA LOCAL from the CSV files (IMPORT INTO is TiDB's)"}
+	j := &job{pool: pool, schema: co.DB, srv: srv, ds: ds, units: units, kind: "file:" + strings.Join(kinds, ","), files: m.store, o: o, rep: rep}
+	return j.run(ctx)
+}
+
+// importTiDB creates the tables with their indexes and runs IMPORT INTO, which
+// builds indexes itself and needs empty tables.
+func importTiDB(ctx context.Context, pool *conn.Pool, m *Manifest, ds Dataset, o Options) (*Report, error) {
+	rep := &Report{Mode: "import", ModeReason: "TiDB IMPORT INTO", IndexTiming: "import", IxReason: "IMPORT INTO builds indexes"}
+	db := pool.DB(0)
+	start := time.Now()
+	for _, t := range ds.Tables {
+		if _, err := db.ExecContext(ctx, ifNotExists(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t.DDL), ";")))); err != nil {
+			return nil, fmt.Errorf("creating %s: %v", t.Name, err)
+		}
+	}
+	rep.Create = time.Since(start)
+	t0 := time.Now()
+	// Credentials go into the statements only now, never into a file.
+	loc, redact := m.store.Location(), RedactURL
+	if s, ok := m.store.(*s3Store); ok {
+		var err error
+		if loc, err = s.importLocation(ctx); err != nil {
+			return nil, err
+		}
+		redact = s.redact
+	}
+	for _, q := range importStatements(m, loc, o.Threads) {
+		if err := drain(db.QueryContext(ctx, q)); err != nil {
+			where := "the files must be on the TiDB node at " + m.store.Location() + ", or in object storage"
+			if strings.Contains(loc, "://") {
+				where = "TiDB must reach " + m.store.Location() + " with the credentials given"
+			}
+			return nil, fmt.Errorf("IMPORT INTO failed: %s (%s)", redact(err.Error()), where)
+		}
+	}
+	rep.Load = time.Since(t0)
+	for _, t := range m.Tables {
+		rep.Rows += t.Rows
+	}
+	rep.Total = time.Since(start)
+	return rep, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}
