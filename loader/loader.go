@@ -654,6 +654,21 @@ func drain(rows *sql.Rows, err error) error {
 // streamBlock is how much generated text goes to the pipe at a time.
 const streamBlock = 256 << 10
 
+// AnalyzeDataset runs ANALYZE TABLE on the dataset's tables in co.DB,
+// threads at a time.
+func AnalyzeDataset(ctx context.Context, co conn.Options, ds Dataset, threads int) error {
+	pool, err := conn.Open(co, threads)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	var names []string
+	for _, t := range ds.Tables {
+		names = append(names, t.Name)
+	}
+	return Analyze(ctx, pool, names, threads)
+}
+
 // Analyze runs ANALYZE TABLE on every table, in parallel.
 func Analyze(ctx context.Context, pool *conn.Pool, names []string, threads int) error {
 	g, gctx := errgroup.WithContext(ctx)

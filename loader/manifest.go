@@ -3,6 +3,7 @@ package loader
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -25,6 +26,16 @@ type Manifest struct {
 	Shards int             `json:"shards,omitempty"`
 	Tables []ManifestTable `json:"tables"`
 	store  Store
+}
+
+// Summary says what was written, where.
+func (m *Manifest) Summary(w io.Writer) {
+	var files, rows int64
+	for _, t := range m.Tables {
+		files += int64(len(t.Files))
+		rows += t.Rows
+	}
+	fmt.Fprintf(w, "Wrote %d rows in %d CSV files to %s: %s-manifest.json lists them; %s-import.sql holds IMPORT INTO statements\n", rows, files, m.Location(), m.DB, m.DB)
 }
 
 // Location is where the files are, without credentials.

@@ -31,23 +31,18 @@ func ensureRecordTables(ctx context.Context, db *sql.DB) error {
 
 // ReadDataset returns the dataset record of the database (empty if there is none).
 func ReadDataset(ctx context.Context, db *sql.DB) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT k, v FROM "+datasetTable)
+	m := map[string]string{}
+	err := conn.QueryStrings(ctx, db, "SELECT k, v FROM "+datasetTable, func(v []sql.NullString) error {
+		m[v[0].String] = v[1].String
+		return nil
+	})
+	if conn.Number(err) == conn.ErrNoSuchTable {
+		return map[string]string{}, nil
+	}
 	if err != nil {
-		if conn.Number(err) == conn.ErrNoSuchTable {
-			return map[string]string{}, nil
-		}
 		return nil, err
 	}
-	defer rows.Close()
-	m := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		m[k] = v
-	}
-	return m, rows.Err()
+	return m, nil
 }
 
 // writeDataset records want, or checks it against what an earlier load (or

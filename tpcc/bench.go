@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/options"
@@ -223,22 +224,14 @@ func (w *workloadTPCC) validate(ctx context.Context, db *sql.DB, schema string) 
 // readConfig reads the load's C constants from bmsql_config, as
 // BenchmarkSQL's own runs do: a dataset its loader made has its own.
 func readConfig(ctx context.Context, db *sql.DB) (*NURandC, error) {
-	rows, err := db.QueryContext(ctx, "SELECT cfg_name, cfg_value FROM "+ConfigTable)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	vals := map[string]int64{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
+	err := conn.QueryStrings(ctx, db, "SELECT cfg_name, cfg_value FROM "+ConfigTable, func(v []sql.NullString) error {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v[1].String), 10, 64); err == nil {
+			vals[v[0].String] = n
 		}
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-			vals[k] = n
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	for _, k := range []string{"nURandCLast", "nURandCC_ID", "nURandCI_ID"} {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -71,16 +70,5 @@ func (l *levelFlags) startTime() (time.Time, error) {
 	if l.startAt == "" {
 		return time.Time{}, nil
 	}
-	return parseStartAt(l.startAt)
-}
-
-// parseStartAt reads an RFC 3339 time (2026-12-01T08:00:00Z) or Unix seconds.
-func parseStartAt(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
-		return time.Unix(0, int64(f*1e9)), nil
-	}
-	return time.Time{}, fmt.Errorf("invalid --start-at=%s: an RFC 3339 time like 2026-12-01T08:00:00Z, or Unix seconds", s)
+	return cells.ParseStartAt(l.startAt)
 }

@@ -48,26 +48,26 @@ func importCommand() *cobra.Command {
 			ctx, stop := interruptible()
 			defer stop()
 			out := cmd.OutOrStdout()
-			if f.dir == "" {
+			if f.load.Dir == "" {
 				return fmt.Errorf("import needs --dir: the folder written by oltpbench csv")
 			}
 			if f.threads < 1 {
 				return fmt.Errorf("invalid --threads=%d: must be at least 1", f.threads)
 			}
-			co, err := f.connOptions(cmd.Flags())
+			co, err := f.conn.Options(cmd.Flags())
 			if err != nil {
 				return err
 			}
 			if !cmd.Flags().Changed("mysql-db") {
 				co.DB = "" // the manifest names it
 			}
-			lo, err := f.loaderOptions()
+			lo, err := f.load.Options(f.threads)
 			if err != nil {
 				return err
 			}
 			lo.Log = out
 			lo.Quiet = true
-			rep, err := loader.ImportDir(ctx, co, f.dir, lo)
+			rep, err := loader.ImportDir(ctx, co, f.load.Dir, lo)
 			if err != nil {
 				return err
 			}
@@ -77,8 +77,8 @@ func importCommand() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.SetNormalizeFunc(options.Normalize(nil))
-	f.registerConn(fs, "sbtest")
-	f.registerLoad(fs, false)
+	f.conn.Register(fs, "sbtest")
+	f.load.Register(fs, false)
 	fs.IntVar(&f.threads, "threads", 4, "parallel loads")
 	return cmd
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/oltpbench/oltpbench/internal/profile"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
@@ -43,33 +44,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	var cpuProfile, memProfile string
-	root.PersistentFlags().StringVar(&cpuProfile, "cpu-profile", "", "write a CPU profile (pprof) here")
-	root.PersistentFlags().MarkHidden("cpu-profile")
-	root.PersistentFlags().StringVar(&memProfile, "mem-profile", "", "write an allocation profile (pprof) here at exit")
-	root.PersistentFlags().MarkHidden("mem-profile")
-	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
-		if cpuProfile == "" {
-			return nil
-		}
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return err
-		}
-		return pprof.StartCPUProfile(f)
-	}
-	defer pprof.StopCPUProfile()
-	root.PersistentPostRunE = func(cmd *cobra.Command, args []string) error {
-		if memProfile == "" {
-			return nil
-		}
-		f, err := os.Create(memProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return pprof.Lookup("allocs").WriteTo(f, 0)
-	}
+	var prof profile.Flags
+	prof.Register(root.PersistentFlags())
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.Start() }
+	root.PersistentPostRunE = func(*cobra.Command, []string) error { return prof.Stop() }
+	defer pprof.StopCPUProfile() // a command that failed has not stopped it
 	for _, s := range workload.All() {
 		root.AddCommand(workloadCommand(s))
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,7 +132,7 @@ func (p *pipeline) setup(command string, args []string) error {
 	if err := p.f.firstThreads(); err != nil {
 		return err
 	}
-	s := &workload.Setup{Command: command, Args: args, Threads: p.f.threads, ThreadsSet: p.fs.Changed("threads"), Seed: p.f.seed, Verbosity: 3}
+	s := &workload.Setup{Command: command, Args: args, Threads: p.f.threads, ThreadsSet: p.fs.Changed("threads"), Seed: p.f.load.Seed, Verbosity: 3}
 	if err := p.w.Setup(s); err != nil {
 		return err
 	}
@@ -191,7 +190,7 @@ func (p *pipeline) begin(command string, args []string) (conn.Options, error) {
 	if outputs := append([]string{"text", "json"}, p.spec.Outputs...); !slices.Contains(outputs, p.f.output) {
 		return conn.Options{}, fmt.Errorf("invalid --output=%s: use %s", p.f.output, strings.Join(outputs, ", "))
 	}
-	co, err := p.f.connOptions(p.fs)
+	co, err := p.f.conn.Options(p.fs)
 	if err != nil {
 		return conn.Options{}, err
 	}
@@ -233,22 +232,9 @@ func (p *pipeline) prepare(ctx context.Context, co conn.Options) error {
 	return p.load(ctx, co, h)
 }
 
-// open opens the pool of a command that reads the dataset.
-func (p *pipeline) open(ctx context.Context, co conn.Options) (*conn.Pool, error) {
-	pool, err := conn.Open(co, p.f.threads)
-	if err != nil {
-		return nil, err
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return pool, nil
-}
-
 // prewarm reads the dataset into the server's caches.
 func (p *pipeline) prewarm(ctx context.Context, co conn.Options) error {
-	pool, err := p.open(ctx, co)
+	pool, err := conn.Dial(ctx, co, p.f.threads)
 	if err != nil {
 		return err
 	}
@@ -258,7 +244,7 @@ func (p *pipeline) prewarm(ctx context.Context, co conn.Options) error {
 
 // check runs the workload's consistency checks.
 func (p *pipeline) check(ctx context.Context, co conn.Options) error {
-	pool, err := p.open(ctx, co)
+	pool, err := conn.Dial(ctx, co, p.f.threads)
 	if err != nil {
 		return err
 	}
@@ -274,18 +260,18 @@ func (p *pipeline) check(ctx context.Context, co conn.Options) error {
 
 // load is prepare: the dataset through the loader, or CSV files only.
 func (p *pipeline) load(ctx context.Context, co conn.Options, h workload.Hooks) error {
-	lo, err := p.f.loaderOptions()
+	lo, err := p.f.load.Options(p.f.threads)
 	if err != nil {
 		return err
 	}
 	lo.Log, lo.Quiet, lo.Info = p.out, !h.TableMessages, p.detail
 	ds := p.w.Dataset()
-	if p.f.loadMode == "csv" {
+	if p.f.load.Mode == "csv" {
 		m, err := loader.WriteCSV(ctx, co.DB, ds, lo)
 		if err != nil {
 			return err
 		}
-		printManifest(p.detail, m, m.Location())
+		m.Summary(p.detail)
 		return nil
 	}
 	rep, err := loader.Load(ctx, co, ds, lo)
@@ -294,15 +280,6 @@ func (p *pipeline) load(ctx context.Context, co conn.Options, h workload.Hooks) 
 	}
 	rep.Summary(p.detail)
 	return nil
-}
-
-func printManifest(out io.Writer, m *loader.Manifest, dir string) {
-	var files, rows int64
-	for _, t := range m.Tables {
-		files += int64(len(t.Files))
-		rows += t.Rows
-	}
-	fmt.Fprintf(out, "Wrote %d rows in %d CSV files to %s: %s-manifest.json lists them; %s-import.sql holds IMPORT INTO statements\n", rows, files, dir, m.DB, m.DB)
 }
 
 func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h workload.Hooks) error {
@@ -322,7 +299,6 @@ func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h workload.Hook
 // measure is one measured run at one thread count: its text report, and its
 // result (also on stdout with --output=json).
 func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.ErrorSet, threads int) (*result.Result, error) {
-	h := p.w.Hooks()
 	restore, err := runner.Tune(&co, p.f.netIO, threads)
 	if err != nil {
 		return nil, err
@@ -331,31 +307,11 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	res := &result.Result{Format: result.Format, Tool: "oltpbench " + version, Workload: p.w.Name(),
 		Options: flagValues(p.fs), Threads: threads, Dataset: p.w.Sizes(), Metric: p.w.Metric()}
 	res.Client, _ = os.Hostname()
-	var cn runner.Connector = conn.DryConnector{}
-	rec := map[string]string{}
-	if p.ro.DryRun {
-		res.Server.Version = "dry run (no server)"
-	} else {
-		pool, err := conn.Open(co, threads)
-		if err != nil {
-			return nil, err
-		}
-		defer pool.Close()
-		if err := pool.Ping(ctx); err != nil {
-			return nil, err
-		}
-		if h.Validate != nil {
-			if err := h.Validate(ctx, pool.DB(0), co.DB); err != nil {
-				return nil, err
-			}
-		}
-		res.Server = conn.ServerInfo(ctx, pool)
-		rec, _ = loader.ReadDataset(ctx, pool.DB(0))
-		for k, v := range rec {
-			res.Dataset[k] = v
-		}
-		cn = pool
+	cn, rec, done, err := p.connect(ctx, co, threads, res)
+	if err != nil {
+		return nil, err
 	}
+	defer done()
 	seed := p.ro.Seed
 	if seed == 0 {
 		seed = time.Now().UnixNano()
@@ -368,33 +324,48 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	r.Header()
 	cfg := runner.Config{Threads: threads, Duration: p.ro.Time, Events: p.ro.Events, Rate: p.ro.Rate, Warmup: p.ro.Warmup,
 		ReportInterval: p.ro.ReportInterval, Checkpoints: p.ro.Checkpoints, Grace: p.ro.Grace, Ignore: ignore, Seed: seed}
-	fin, runErr := runner.Run(ctx, cfg, cn, r.NewWorker, hist.NewRegistry(ops, 8), recorder{r, res, ops})
-	// A failed run has no final report (as sysbench) and no result file:
-	// its figures would be compared as if it had run.
-	if fin != nil && runErr == nil {
-		res.Figures, res.NotApplicable = r.Final(fin)
-		if err := res.SetFinal(fin, ops); err != nil {
+	fin, err := runner.Run(ctx, cfg, cn, r.NewWorker, hist.NewRegistry(ops, 8), recorder{r, res, ops})
+	if err != nil {
+		// A failed run has no final report (as sysbench) and no result:
+		// its figures would be compared as if it had run.
+		return nil, runner.Explain(err, threads, p.ro.Rate, co.Password)
+	}
+	res.Figures, res.NotApplicable = r.Final(fin)
+	if err := res.SetFinal(fin, ops); err != nil {
+		return nil, err
+	}
+	if p.f.output == "json" {
+		if err := res.Encode(p.out); err != nil {
 			return nil, err
 		}
-		if p.f.output == "json" {
-			if err := res.Encode(p.out); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if errors.Is(runErr, runner.ErrQueueFull) {
-		return nil, &workload.Message{Text: runErr.Error(), Hint: fmt.Sprintf("oltpbench: %d threads cannot keep up with --rate=%s: lower --rate or raise --threads", threads, strconv.FormatFloat(p.ro.Rate, 'f', -1, 64))}
-	}
-	if runErr != nil {
-		var fe *runner.FatalError
-		if errors.As(runErr, &fe) {
-			if n := conn.Number(fe.Err); n != 0 && !conn.IsLost(fe.Err) {
-				return nil, fmt.Errorf("%v (not in --mysql-ignore-errors; add %d to ignore it)", conn.Redact(fe.Err.Error(), co.Password), n)
-			}
-		}
-		return nil, errors.New(conn.Redact(runErr.Error(), co.Password))
 	}
 	return res, nil
+}
+
+// connect opens the run's connections and checks the dataset is there, and
+// records the server and the dataset's record in res; a dry run has no
+// server. done closes what it opened.
+func (p *pipeline) connect(ctx context.Context, co conn.Options, threads int, res *result.Result) (cn runner.Connector, rec map[string]string, done func(), err error) {
+	if p.ro.DryRun {
+		res.Server.Version = "dry run (no server)"
+		return conn.DryConnector{}, map[string]string{}, func() {}, nil
+	}
+	pool, err := conn.Dial(ctx, co, threads)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if v := p.w.Hooks().Validate; v != nil {
+		if err := v(ctx, pool.DB(0), co.DB); err != nil {
+			pool.Close()
+			return nil, nil, nil, err
+		}
+	}
+	res.Server = conn.ServerInfo(ctx, pool)
+	rec, _ = loader.ReadDataset(ctx, pool.DB(0))
+	for k, v := range rec {
+		res.Dataset[k] = v
+	}
+	return pool, rec, func() { pool.Close() }, nil
 }
 
 // recorder passes the runner's reports to the workload's text report and
@@ -415,16 +386,16 @@ func (p *pipeline) csv(ctx context.Context, args []string) error {
 	if err := p.setup("csv", args); err != nil {
 		return err
 	}
-	lo, err := p.f.loaderOptions()
+	lo, err := p.f.load.Options(p.f.threads)
 	if err != nil {
 		return err
 	}
 	lo.Log = p.out
-	m, err := loader.WriteCSV(ctx, p.f.db, p.w.Dataset(), lo)
+	m, err := loader.WriteCSV(ctx, p.f.conn.DB, p.w.Dataset(), lo)
 	if err != nil {
 		return err
 	}
-	printManifest(p.out, m, m.Location())
+	m.Summary(p.out)
 	return nil
 }
 

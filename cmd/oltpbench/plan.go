@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,7 +32,7 @@ func planCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			showPlan(cmd.OutOrStdout(), p, cells)
+			plan.Show(cmd.OutOrStdout(), p, cells)
 			return nil
 		},
 	}
@@ -63,8 +60,8 @@ func planCommand() *cobra.Command {
 			}
 			ctx, stop := interruptible()
 			defer stop()
-			pr := &planRunner{p: p, cells: cs, dir: resultDir, extra: extra, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
-			return pr.run(ctx)
+			pr := &planRunner{p: p, extra: extra, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+			return plan.Run(ctx, p, cs, resultDir, pr.out, plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure})
 		},
 	}
 	runCmd.Flags().Float64Var(&scale, "scale", 0, "multiply the plan's durations and scaled sizes by this (0: the plan's own scale)")
@@ -81,39 +78,20 @@ func optionName(a string) string {
 	return strings.ReplaceAll(a, "_", "-")
 }
 
-// loadPlan reads a plan and checks every step's command line with its
-// workload's own option checks, so a bad option is named before hours of
-// running, with its line.
+// loadPlan reads a plan, every step's command line checked by its
+// workload's own option checks.
 func loadPlan(path string, scale float64) (*plan.Plan, []*cells.Cell, error) {
 	known := plan.Workloads{}
 	for _, s := range workload.All() {
 		known[s.Name] = s.Args
 	}
-	p, err := plan.Read(path, scale, known)
-	if err != nil {
-		return nil, nil, err
-	}
-	// A step's own options, then the dataset's, then both together, so
-	// that an error names the right part of the plan.
-	for i, st := range p.Steps {
-		if _, err := configure(p.StepArgs(i), "run"); err != nil {
-			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q: %v", st.Name, err))
+	return plan.Load(path, scale, known, timingFlags, func(args []string, command string) error {
+		p, err := configure(args, command)
+		if err == nil && command == "prewarm" && p.w.Hooks().Prewarm == nil {
+			err = fmt.Errorf("%s has no prewarm", args[0])
 		}
-	}
-	dp, err := configure(p.DatasetArgs(true), "prepare")
-	if err != nil {
-		return nil, nil, p.ErrAt("dataset.options", fmt.Errorf("[dataset]: %v", err))
-	}
-	if p.Warmup.Prewarm && dp.w.Hooks().Prewarm == nil {
-		return nil, nil, p.ErrAt("warmup.prewarm", fmt.Errorf("%s has no prewarm: remove prewarm", p.Dataset.Workload))
-	}
-	series := p.Series(timingFlags)
-	for i, s := range series {
-		if _, err := configure(cells.Expand(series[i : i+1])[0].Args(), "run"); err != nil {
-			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q with the dataset's options: %v", s.Step, err))
-		}
-	}
-	return p, cells.Expand(series), nil
+		return err
+	})
 }
 
 // parse reads a workload command line (workload [test] options) into a
@@ -168,85 +146,13 @@ func timingFlags(name string) (timeFlag, warmupFlag string) {
 	return p.ro.TimeFlag, p.ro.WarmupFlag
 }
 
-func showPlan(w io.Writer, p *plan.Plan, cs []*cells.Cell) {
-	name := p.Name
-	if name == "" {
-		name = filepath.Base(p.Path())
-	}
-	fmt.Fprintf(w, "Plan %q at scale %g\n", name, p.Scale)
-	fmt.Fprintf(w, "Dataset: oltpbench %s prepare (when missing; verified when present)\n", strings.Join(p.DatasetArgs(true), " "))
-	var warm []string
-	if p.Warmup.Prewarm {
-		warm = append(warm, "prewarm")
-	}
-	if p.Warmup.Analyze {
-		warm = append(warm, "ANALYZE TABLE")
-	}
-	if len(warm) > 0 {
-		fmt.Fprintf(w, "Warm-up: %s\n", strings.Join(warm, ", "))
-	}
-	fmt.Fprintln(w)
-	var total time.Duration
-	for _, c := range cs {
-		fmt.Fprintf(w, "cell %d/%d  %-44s %8s  oltpbench %s run\n", c.Index, c.Of, c.String(), c.Expected, strings.Join(c.Args(), " "))
-		total += c.Expected
-	}
-	fmt.Fprintf(w, "\n%d cells, %s of runs (time + warm-up + cooldown; a search at its most steps), before the dataset's load\n", len(cs), total)
-}
-
-// planRunner runs a plan: its dataset, its warm-up, then the cells that are
-// not done yet in its folder.
+// planRunner gives a plan run its workload's parts: the dataset, the
+// warm-up and the cells' measurements, through the workload's pipeline.
 type planRunner struct {
 	p     *plan.Plan
-	cells []*cells.Cell
-	dir   string
 	extra []string // options for every command (the connection)
 	out   io.Writer
 	errw  io.Writer
-}
-
-func (pr *planRunner) run(ctx context.Context) error {
-	if err := os.MkdirAll(pr.dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create --result-dir: %v", err)
-	}
-	// One plan run per folder: two would run the same cells twice.
-	lock, err := os.OpenFile(filepath.Join(pr.dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return fmt.Errorf("cannot write to --result-dir: %v", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return fmt.Errorf("another plan run is using %s: wait for it, or give another --result-dir", pr.dir)
-	}
-	if err := pr.p.WriteCopy(pr.dir); err != nil {
-		return fmt.Errorf("cannot write to --result-dir: %v", err)
-	}
-	ex := &cells.Executor{Dir: pr.dir, Plan: true, Out: pr.out, Measure: pr.measure}
-	todo, done, notes := ex.Pending(pr.cells)
-	for _, n := range notes {
-		fmt.Fprintln(pr.out, n)
-	}
-	switch {
-	case len(todo) == 0:
-		fmt.Fprintf(pr.out, "All %d cells of the plan are done in %s: nothing to run (a new --result-dir runs it again)\n", len(pr.cells), pr.dir)
-		return nil
-	case len(done) > 0:
-		fmt.Fprintf(pr.out, "Resuming: %d of %d cells are done in %s (%s); running the other %d\n", len(done), len(pr.cells), pr.dir, compactList(done), len(todo))
-	default:
-		fmt.Fprintf(pr.out, "Running %d cells into %s\n", len(pr.cells), pr.dir)
-	}
-	if err := pr.dataset(ctx); err != nil {
-		return err
-	}
-	if err := pr.warmup(ctx); err != nil {
-		return err
-	}
-	if err := ex.Run(ctx, todo); err != nil {
-		return err
-	}
-	fmt.Fprintf(pr.out, "\nPlan done: %d cells in %s (%d run now, %d done before). Compare two versions with: oltpbench report compare --baseline DIR_A --candidate DIR_B\n",
-		len(pr.cells), pr.dir, len(todo), len(done))
-	return nil
 }
 
 // command parses a workload command line with the options for every
@@ -301,7 +207,7 @@ func (pr *planRunner) dataset(ctx context.Context) error {
 		fmt.Fprintf(pr.out, "Dataset: %s holds none: preparing it\n", co.DB)
 	case state == loader.LoadCut:
 		fmt.Fprintf(pr.out, "Dataset: a load into %s was interrupted: resuming it\n", co.DB)
-		p.f.resume = true
+		p.f.load.Resume = true
 	default:
 		fmt.Fprintf(pr.out, "Dataset: verified against its record in %s (%s rows)\n", co.DB, have["load_rows"])
 		return nil
@@ -329,37 +235,10 @@ func (pr *planRunner) warmup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pool, err := conn.Open(co, 2)
-	if err != nil {
+	ds, start := p.w.Dataset(), time.Now()
+	if err := loader.AnalyzeDataset(ctx, co, ds, 2); err != nil {
 		return err
 	}
-	defer pool.Close()
-	var names []string
-	for _, t := range p.w.Dataset().Tables {
-		names = append(names, t.Name)
-	}
-	start := time.Now()
-	if err := loader.Analyze(ctx, pool, names, 2); err != nil {
-		return err
-	}
-	fmt.Fprintf(pr.out, "Warm-up: ANALYZE TABLE on %d tables in %s\n", len(names), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(pr.out, "Warm-up: ANALYZE TABLE on %d tables in %s\n", len(ds.Tables), time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// compactList writes 1,2,3,5 as "cells 1-3, 5".
-func compactList(s []int) string {
-	var out []string
-	for i := 0; i < len(s); {
-		j := i
-		for j+1 < len(s) && s[j+1] == s[j]+1 {
-			j++
-		}
-		if j > i {
-			out = append(out, fmt.Sprintf("%d-%d", s[i], s[j]))
-		} else {
-			out = append(out, fmt.Sprint(s[i]))
-		}
-		i = j + 1
-	}
-	return "cells " + strings.Join(out, ", ")
 }

@@ -130,16 +130,7 @@ func TestPlanResumeAfterKill(t *testing.T) {
 	p := writePlan(t, killPlan)
 	dir := t.TempDir()
 
-	cmd := exec.Command(binPath, planArgs(p, dir, "plan_kill")...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
+	cmd, sc, _ := startBinary(t, planArgs(p, dir, "plan_kill")...)
 	third := false
 	var seen []string
 	for sc.Scan() {
@@ -255,6 +246,23 @@ func withoutPaths(o map[string]string) map[string]string {
 		}
 	}
 	return m
+}
+
+// startBinary starts the built oltpbench with args, its stdout to scan line
+// by line as it comes, its stderr kept.
+func startBinary(t *testing.T, args ...string) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, bufio.NewScanner(out), stderr
 }
 
 func resultFiles(t *testing.T, dir string) []string {
@@ -377,17 +385,7 @@ cooldown = "30s"
 	const secret = "sbtest-secret"
 	args := []string{"plan", "run", p, "--result-dir", dir, "--", "--mysql-host=" + testHost, "--mysql-port=" + testPort,
 		"--mysql-user=sbtest", "--mysql-password=" + secret, "--mysql-db=plan_int"}
-	cmd := exec.Command(binPath, args...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
+	cmd, sc, stderr := startBinary(t, args...)
 	var seen []string
 	for sc.Scan() {
 		seen = append(seen, sc.Text())
@@ -395,7 +393,7 @@ cooldown = "30s"
 			cmd.Process.Signal(os.Interrupt)
 		}
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
 		t.Fatalf("Ctrl-C during a cell: %v, want a non-zero exit", err)
 	}
@@ -453,17 +451,7 @@ threads = [1, 2, 3]
 time = "4s"
 `)
 	dir := t.TempDir()
-	cmd := exec.Command(binPath, planArgs(p, dir, "plan_down")...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
+	cmd, sc, stderr := startBinary(t, planArgs(p, dir, "plan_down")...)
 	second, stopped := false, false
 	for sc.Scan() {
 		second = second || strings.HasPrefix(sc.Text(), "== cell 2/3:")
@@ -474,7 +462,7 @@ time = "4s"
 			stopped = true
 		}
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if o, err := exec.Command(filepath.Join(scripts, "mariadb-start.sh"), sdir).CombinedOutput(); err != nil {
 		t.Fatalf("start: %v %s", err, o)
 	}

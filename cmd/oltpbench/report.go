@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,7 +47,7 @@ func reportCommand() *cobra.Command {
 			limit := 0.0
 			if failOn != "" {
 				var err error
-				if limit, err = parseFailOn(failOn); err != nil {
+				if limit, err = compare.ParseFailOn(failOn); err != nil {
 					return err
 				}
 			}
@@ -71,30 +70,16 @@ func reportCommand() *cobra.Command {
 			}
 			bv, cv := compare.Version{Label: baseName, Results: b}, compare.Version{Label: candName, Results: c}
 			tables, settings := compare.Build(bv, cv, describe), compare.Settings(bv, cv)
-			out := cmd.OutOrStdout()
-			switch format {
-			case "text":
-				compare.Text(out, baseName, candName, tables, settings)
-			case "markdown", "md":
-				compare.Markdown(out, baseName, candName, tables, settings)
-			case "html":
-				compare.HTML(out, baseName, candName, tables, settings)
-			default:
-				return fmt.Errorf("invalid --format=%s: use text, markdown or html", format)
+			if err := compare.Write(cmd.OutOrStdout(), format, baseName, candName, tables, settings); err != nil {
+				return err
 			}
 			for _, t := range tables {
 				for _, w := range t.Warnings {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", t.Title, w)
 				}
 			}
-			if failOn != "" {
-				var bad []string
-				for _, t := range tables {
-					bad = append(bad, t.Regressions(limit)...)
-				}
-				if len(bad) > 0 {
-					return fmt.Errorf("regression beyond %s: %s", strings.TrimPrefix(failOn, "regression:"), strings.Join(bad, "; "))
-				}
+			if bad := compare.Regressions(tables, limit); failOn != "" && len(bad) > 0 {
+				return fmt.Errorf("regression beyond %s: %s", strings.TrimPrefix(failOn, "regression:"), strings.Join(bad, "; "))
 			}
 			return nil
 		},
@@ -119,16 +104,6 @@ func reportCommand() *cobra.Command {
 	}
 	cmd.AddCommand(merge, cmp, show)
 	return cmd
-}
-
-// parseFailOn reads regression:5%.
-func parseFailOn(s string) (float64, error) {
-	v, ok := strings.CutPrefix(s, "regression:")
-	pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if !ok || err != nil || pct < 0 || pct >= 100 {
-		return 0, fmt.Errorf("invalid --fail-on=%s: use regression:N%%, e.g. regression:5%%", s)
-	}
-	return pct / 100, nil
 }
 
 // describe is the registry's description of a result, for reports.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -324,4 +325,16 @@ func Wait(ctx context.Context, out io.Writer, at time.Time, given string) error 
 		return ctx.Err()
 	}
 	return nil
+}
+
+// ParseStartAt reads --start-at: an RFC 3339 time (2026-12-01T08:00:00Z)
+// or Unix seconds.
+func ParseStartAt(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
+		return time.Unix(0, int64(f*1e9)), nil
+	}
+	return time.Time{}, fmt.Errorf("invalid --start-at=%s: an RFC 3339 time like 2026-12-01T08:00:00Z, or Unix seconds", s)
 }

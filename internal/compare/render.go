@@ -430,3 +430,38 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(k)
 	return k
 }
+
+// Write renders the report in format: text, markdown (md) or html.
+func Write(w io.Writer, format, base, cand string, tables []Table, settings []SettingDiff) error {
+	switch format {
+	case "text":
+		Text(w, base, cand, tables, settings)
+	case "markdown", "md":
+		Markdown(w, base, cand, tables, settings)
+	case "html":
+		HTML(w, base, cand, tables, settings)
+	default:
+		return fmt.Errorf("invalid --format=%s: use text, markdown or html", format)
+	}
+	return nil
+}
+
+// ParseFailOn reads --fail-on=regression:5% as the fraction 0.05.
+func ParseFailOn(s string) (float64, error) {
+	v, ok := strings.CutPrefix(s, "regression:")
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+	if !ok || err != nil || pct < 0 || pct >= 100 {
+		return 0, fmt.Errorf("invalid --fail-on=%s: use regression:N%%, e.g. regression:5%%", s)
+	}
+	return pct / 100, nil
+}
+
+// Regressions lists the cells of all tables whose throughput fell
+// significantly by more than limit (a fraction).
+func Regressions(tables []Table, limit float64) []string {
+	var bad []string
+	for _, t := range tables {
+		bad = append(bad, t.Regressions(limit)...)
+	}
+	return bad
+}

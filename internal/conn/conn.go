@@ -189,6 +189,20 @@ func (p *Pool) ConnAt(ctx context.Context, i int) (*sql.Conn, error) {
 // DB returns the *sql.DB of endpoint i, for administrative statements.
 func (p *Pool) DB(i int) *sql.DB { return p.dbs[i%len(p.dbs)] }
 
+// Dial opens a pool of n connections per endpoint and checks that every
+// endpoint answers.
+func Dial(ctx context.Context, o Options, n int) (*Pool, error) {
+	pool, err := Open(o, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
 // Ping connects once to every endpoint and returns the first error, described.
 func (p *Pool) Ping(ctx context.Context) error {
 	for i := range p.dbs {

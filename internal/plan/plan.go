@@ -83,6 +83,40 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 }
 
+// Check checks a workload command line (workload [test] options) for a
+// command (run, prepare, prewarm) as the workload would, without a server.
+type Check func(args []string, command string) error
+
+// Load reads a plan and checks every step's command line with check, so
+// that a bad option is named, with its line, before hours of running; it
+// returns the plan's cells.
+func Load(path string, scale float64, known Workloads, timing Timing, check Check) (*Plan, []*cells.Cell, error) {
+	p, err := Read(path, scale, known)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A step's own options, then the dataset's, then both together, so
+	// that an error names the right part of the plan.
+	for i, st := range p.Steps {
+		if err := check(p.StepArgs(i), "run"); err != nil {
+			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q: %v", st.Name, err))
+		}
+	}
+	if err := check(p.DatasetArgs(true), "prepare"); err != nil {
+		return nil, nil, p.ErrAt("dataset.options", fmt.Errorf("[dataset]: %v", err))
+	}
+	if p.Warmup.Prewarm && check(p.DatasetArgs(true), "prewarm") != nil {
+		return nil, nil, p.ErrAt("warmup.prewarm", fmt.Errorf("%s has no prewarm: remove prewarm", p.Dataset.Workload))
+	}
+	series := p.Series(timing)
+	for i, s := range series {
+		if err := check(cells.Expand(series[i : i+1])[0].Args(), "run"); err != nil {
+			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q with the dataset's options: %v", s.Step, err))
+		}
+	}
+	return p, cells.Expand(series), nil
+}
+
 // Read parses and checks a plan file; scale, when not 0, replaces the plan's.
 func Read(path string, scale float64, known Workloads) (*Plan, error) {
 	b, err := os.ReadFile(path)

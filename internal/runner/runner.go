@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/worker"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // threadStats are the runner's own per-thread figures.
@@ -60,6 +62,22 @@ type FatalError struct {
 
 func (e *FatalError) Error() string { return fmt.Sprintf("thread %d: %v", e.Thread, e.Err) }
 func (e *FatalError) Unwrap() error { return e.Err }
+
+// Explain words an error that ended a run for the user: a full --rate
+// queue in sysbench's words with what to change, a server error not
+// ignored with its number to add, and never the password.
+func Explain(err error, threads int, rate float64, password string) error {
+	if errors.Is(err, ErrQueueFull) {
+		return &workload.Message{Text: err.Error(), Hint: fmt.Sprintf("oltpbench: %d threads cannot keep up with --rate=%s: lower --rate or raise --threads", threads, strconv.FormatFloat(rate, 'f', -1, 64))}
+	}
+	var fe *FatalError
+	if errors.As(err, &fe) {
+		if n := conn.Number(fe.Err); n != 0 && !conn.IsLost(fe.Err) {
+			return fmt.Errorf("%v (not in --mysql-ignore-errors; add %d to ignore it)", conn.Redact(fe.Err.Error(), password), n)
+		}
+	}
+	return errors.New(conn.Redact(err.Error(), password))
+}
 
 // Run executes the benchmark and returns the final statistics. ctx cancellation
 // (Ctrl-C) ends it early with what was measured.

@@ -1,0 +1,71 @@
+package conn
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/options"
+)
+
+// Flags are the connection options of every command that reaches a server,
+// spelled as sysbench's MySQL driver spells them.
+type Flags struct {
+	hosts, ports, sockets []string
+	user, password        string
+	passwordFile          string
+	DB                    string
+	ssl, sslCA, sslCert   string
+	sslKey, sslCipher     string
+	sessionVars           []string
+	initSQL               []string
+	connectTimeout        float64
+}
+
+// Register adds the options to fs; defaultDB is --mysql-db's default.
+func (f *Flags) Register(fs *pflag.FlagSet, defaultDB string) {
+	options.AddList(fs, &f.hosts, "mysql-host", []string{"localhost"}, "MySQL server host(s)")
+	options.AddList(fs, &f.ports, "mysql-port", []string{"3306"}, "MySQL server port(s)")
+	options.AddList(fs, &f.sockets, "mysql-socket", nil, "MySQL socket(s)")
+	fs.StringVar(&f.user, "mysql-user", "sbtest", "MySQL user")
+	fs.StringVar(&f.password, "mysql-password", "", "MySQL password (or MYSQL_PWD, --mysql-password-file)")
+	fs.StringVar(&f.passwordFile, "mysql-password-file", "", "file holding the MySQL password")
+	fs.StringVar(&f.DB, "mysql-db", defaultDB, "MySQL database name")
+	fs.StringVar(&f.ssl, "mysql-ssl", "off", "TLS: off, on|required (encrypt), verify_ca, verify_identity")
+	fs.Lookup("mysql-ssl").NoOptDefVal = "on"
+	fs.StringVar(&f.sslCA, "mysql-ssl-ca", "", "CA certificate (PEM) to verify the server")
+	fs.StringVar(&f.sslCert, "mysql-ssl-cert", "", "client certificate (PEM)")
+	fs.StringVar(&f.sslKey, "mysql-ssl-key", "", "client key (PEM)")
+	fs.StringVar(&f.sslCipher, "mysql-ssl-cipher", "", "accepted so that sysbench command lines parse; no effect: Go chooses the cipher")
+	options.AddList(fs, &f.sessionVars, "mysql-session-vars", nil, "session variables for every connection, e.g. 'tidb_enable_1pc=1,autocommit=1'")
+	fs.StringArrayVar(&f.initSQL, "init-sql", nil, "statement to run on every new connection (repeatable)")
+	fs.Float64Var(&f.connectTimeout, "mysql-connect-timeout", 10, "seconds to wait for a connection")
+}
+
+// Options checks the parsed options and makes the connection options, the
+// password from its sources (fs tells whether --mysql-password was given).
+func (f *Flags) Options(fs *pflag.FlagSet) (Options, error) {
+	pw, err := PasswordFromSources(f.password, f.passwordFile, fs.Changed("mysql-password"))
+	if err != nil {
+		return Options{}, err
+	}
+	co := Options{Hosts: f.hosts, Sockets: f.sockets, User: f.user, Password: pw, DB: f.DB,
+		SSL: f.ssl, SSLCA: f.sslCA, SSLCert: f.sslCert, SSLKey: f.sslKey,
+		SessionVars: f.sessionVars, InitSQL: f.initSQL, ConnectTimeout: time.Duration(f.connectTimeout * float64(time.Second))}
+	for _, p := range f.ports {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return co, fmt.Errorf("invalid --mysql-port=%s: a port number from 1 to 65535", p)
+		}
+		co.Ports = append(co.Ports, n)
+	}
+	for _, kv := range f.sessionVars {
+		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
+			return co, fmt.Errorf("invalid --mysql-session-vars item %q: use name=value", kv)
+		}
+	}
+	return co, nil
+}
