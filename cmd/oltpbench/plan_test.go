@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/oltpbench/oltpbench/internal/result"
 )
@@ -489,5 +490,31 @@ time = "4s"
 	if !strings.Contains(r.stdout, fmt.Sprintf("Resuming: %d of 3 cells are done", failed-1)) || strings.Contains(r.stdout, "== cell 1/3") ||
 		!strings.Contains(r.stdout, fmt.Sprintf("== cell %d/3", failed)) || len(resultFiles(t, dir)) != 3 {
 		t.Errorf("with the server back:\n%s", r.stdout)
+	}
+}
+
+// Ctrl-C during a search's cooldown ends the command at once, not when the
+// cooldown is over.
+func TestSearchCooldownEndsOnCtrlC(t *testing.T) {
+	needServer(t)
+	freshDB(t, "search_cool")
+	mustOK(t, sb(t, "search_cool", "oltp_point_select", "--tables=1", "--table-size=100", "prepare"), "prepare")
+	args := append([]string{"sysbench", "oltp_point_select", "--tables=1", "--table-size=100", "--threads=1-8",
+		"--p95-slo=10s", "--time=1", "--cooldown=600"}, connArgs("search_cool")...)
+	cmd, sc, stderr := startBinary(t, append(args, "run")...)
+	var interrupted time.Time
+	for sc.Scan() {
+		// The first level has reported: the cooldown before the second starts.
+		if interrupted.IsZero() && strings.HasPrefix(sc.Text(), "Threads fairness:") {
+			interrupted = time.Now()
+			cmd.Process.Signal(os.Interrupt)
+		}
+	}
+	err := cmd.Wait()
+	if interrupted.IsZero() {
+		t.Fatalf("the first level never reported (%v): %s", err, stderr.String())
+	}
+	if took := time.Since(interrupted); took > 5*time.Second {
+		t.Errorf("Ctrl-C in a 600 s cooldown ended the search after %s", took)
 	}
 }

@@ -173,7 +173,7 @@ func TestCooldownEndsOnInterrupt(t *testing.T) {
 			ex := &Executor{Dir: t.TempDir(), Plan: c.plan, Out: io.Discard, Measure: rec.measure}
 			start := time.Now()
 			err := ex.Run(ctx, Expand([]*Series{c.series}))
-			if took := time.Since(start); took > 10*time.Second {
+			if took := time.Since(start); took > time.Second {
 				t.Fatalf("Run returned %s after the interrupt, in an hour's cooldown", took)
 			}
 			if len(rec.levels) != 1 {
