@@ -3,6 +3,7 @@ package sysbench
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +21,9 @@ import (
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/random"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/worker"
 	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/sysbench/script"
 )
 
 func init() {
@@ -80,6 +83,13 @@ type suite struct {
 	dist *random.Dist
 	ro   *workload.RunOptions
 
+	// script is the Lua script the command line names instead of a native
+	// test (scriptErr why it could not be loaded); fs is the flag set its
+	// options are in.
+	script    *script.Script
+	scriptErr error
+	fs        *pflag.FlagSet
+
 	psMode, dbDriver string
 	randType         string
 	randSpecIter     int
@@ -103,7 +113,7 @@ var compatOptions = []string{"thread-stack-size", "debug", "validate", "db-debug
 	"mysql-compression", "pgsql-variant", "thread-init-timeout"}
 
 func (s *suite) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
-	s.ro = ro
+	s.ro, s.fs = ro, fs
 	s.o = Defaults()
 	for _, o := range Decl(&s.o) {
 		name := strings.ReplaceAll(o.Name, "_", "-")
@@ -160,6 +170,16 @@ func (s *suite) Setup(st *workload.Setup) error {
 	if command == "csv" {
 		command = "prepare"
 	}
+	var nf *script.NotFoundError
+	if errors.As(s.scriptErr, &nf) && !script.IsPath(name) {
+		return fmt.Errorf("unknown test %q: use one of %s, or a Lua script (none found in %s)", name, strings.Join(Names(), ", "), strings.Join(nf.Looked, ", "))
+	}
+	if s.scriptErr != nil {
+		return s.scriptErr
+	}
+	if s.script != nil {
+		return s.setupScript(st, command)
+	}
 	t, err := Lookup(name, command)
 	if err != nil {
 		return err
@@ -188,6 +208,11 @@ func (s *suite) Setup(st *workload.Setup) error {
 	if command != "run" {
 		return nil
 	}
+	return s.setupRun()
+}
+
+// setupRun checks the options of a run, a native test's or a script's.
+func (s *suite) setupRun() error {
 	if s.percentile < 0 || s.percentile > 100 {
 		return fmt.Errorf("invalid --percentile=%g: must be in [0, 100]", s.percentile)
 	}
@@ -234,6 +259,9 @@ func (s *suite) Sizes() map[string]string {
 func (s *suite) Metric() result.Metric { return result.QPS }
 
 func (s *suite) Hooks() workload.Hooks {
+	if s.script != nil {
+		return workload.Hooks{Commands: s.scriptCommands(), Command: s.scriptCommand}
+	}
 	return workload.Hooks{
 		// sysbench prepares in worker threads only with --threads > 1.
 		BeforeLoad: func(w io.Writer) {
@@ -288,28 +316,52 @@ func (s *suite) prewarm(ctx context.Context, pool *conn.Pool, threads int, out i
 func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 	o := s.o
 	o.Threads = c.Threads
-	r := s.test.NewRun(o, s.dist, c.Seed)
-	return &suiteRun{Run: r, s: s, c: c, rep: &Report{W: c.Out, Percentile: s.percentile, Percentiles: s.pcts,
-		Histogram: s.histogram, Rate: c.Options.Rate > 0}}, nil
+	sr := &suiteRun{s: s, c: c, rep: &Report{W: c.Out, Percentile: s.percentile, Percentiles: s.pcts,
+		Histogram: s.histogram, Rate: c.Options.Rate > 0}}
+	if s.script == nil {
+		sr.events = s.test.NewRun(o, s.dist, c.Seed)
+		return sr, nil
+	}
+	s.o.Threads = c.Threads
+	r, err := s.newScriptRun(c.Seed, c.Out)
+	if err != nil {
+		return nil, err
+	}
+	sr.events, sr.done = r, r.Done
+	return sr, nil
 }
 
-// suiteRun reports a Run in sysbench's format.
+// suiteRun reports a run of a native test or a script in sysbench's format.
 type suiteRun struct {
-	*Run
-	s   *suite
-	c   workload.RunConfig
-	rep *Report
+	events interface {
+		Ops() []string
+		NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error)
+	}
+	done func() error // the script's done
+	s    *suite
+	c    workload.RunConfig
+	rep  *Report
+}
+
+func (r *suiteRun) Ops() []string { return r.events.Ops() }
+func (r *suiteRun) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error) {
+	return r.events.NewWorker(dc, th)
 }
 
 func (r *suiteRun) Header() {
 	ro := r.c.Options
 	PrintHeader(r.c.Out, Header{Tool: workload.Tool, Threads: r.c.Threads, Rate: ro.Rate, ReportInterval: ro.ReportInterval,
-		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup})
+		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup, StartedLater: r.done != nil})
 }
 
 func (r *suiteRun) Interval(iv measure.Interval) { r.rep.Interval(iv) }
 func (r *suiteRun) Checkpoint(f measure.Final)   { r.rep.Checkpoint(f) }
 func (r *suiteRun) Final(f *measure.Final) (map[string]float64, map[string]string) {
 	r.rep.Final(f)
+	if r.done != nil {
+		if err := r.done(); err != nil {
+			fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
+		}
+	}
 	return nil, nil
 }

@@ -230,6 +230,9 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 	if len(args) == 0 {
 		return false, &workload.Message{Text: "oltpbench: name a test and a command, e.g. oltpbench sysbench oltp_read_write run (sysbench would read a Lua script from standard input)"}
 	}
+	if s.script != nil || s.scriptErr != nil {
+		return s.scriptFront(args, out)
+	}
 	t, err := Lookup(args[0], "")
 	if err != nil {
 		return false, &workload.Message{Text: fmt.Sprintf("FATAL: Cannot find benchmark '%s': no such built-in test, file or module", args[0]),

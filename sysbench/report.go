@@ -35,6 +35,9 @@ type Header struct {
 	Checkpoints    []time.Duration
 	Seed           int64
 	Warmup         time.Duration
+	// StartedLater leaves "Threads started!" to the script run, which says
+	// it once every thread's thread_init is done, as sysbench does.
+	StartedLater bool
 }
 
 // PrintBanner prints the first line, as every sysbench command does.
@@ -67,7 +70,10 @@ func PrintHeader(w io.Writer, h Header) {
 	} else {
 		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n", h.Seed)
 	}
-	fmt.Fprintf(w, "\n\nInitializing worker threads...\n\nThreads started!\n\n")
+	fmt.Fprintf(w, "\n\nInitializing worker threads...\n\n")
+	if !h.StartedLater {
+		fmt.Fprintf(w, "Threads started!\n\n")
+	}
 }
 
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }

@@ -13,7 +13,7 @@ import (
 
 // csvCommand writes a workload's dataset as CSV files, no database needed:
 // one subcommand per registered workload.
-func csvCommand() *cobra.Command {
+func csvCommand(args []string) *cobra.Command {
 	cmd := &cobra.Command{Use: "csv", Short: "write a dataset as CSV files for TiDB Lightning / IMPORT INTO (no database needed)"}
 	for _, spec := range workload.All() {
 		var p *pipeline
@@ -30,7 +30,7 @@ func csvCommand() *cobra.Command {
 				return p.csv(ctx, args)
 			},
 		}
-		p = newPipeline(spec, sub.Flags())
+		p = newPipeline(spec, sub.Flags(), argsAfter(args, spec.Name))
 		showOnly(sub.Flags(), csvDataFlags, spec.CSVFlags...)
 		cmd.AddCommand(sub)
 	}

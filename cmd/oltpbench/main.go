@@ -50,9 +50,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.PersistentPostRunE = func(*cobra.Command, []string) error { return prof.Stop() }
 	defer pprof.StopCPUProfile() // a command that failed has not stopped it
 	for _, s := range workload.All() {
-		root.AddCommand(workloadCommand(s))
+		root.AddCommand(workloadCommand(s, argsAfter(args, s.Name)))
 	}
-	root.AddCommand(csvCommand(), importCommand(), reportCommand(), planCommand())
+	root.AddCommand(csvCommand(args), importCommand(), reportCommand(), planCommand())
 	if err := root.Execute(); err != nil {
 		var m *workload.Message
 		if errors.As(err, &m) {
@@ -67,6 +67,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// argsAfter is the command line after "NAME" (or "csv NAME") when the
+// command line is NAME's, else nil.
+func argsAfter(args []string, name string) []string {
+	if len(args) > 0 && args[0] == "csv" {
+		args = args[1:]
+	}
+	if len(args) > 0 && args[0] == name {
+		return args[1:]
+	}
+	return nil
 }
 
 // commandLine is the arguments as given, for errors that quote them.

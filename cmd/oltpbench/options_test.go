@@ -64,7 +64,7 @@ func TestCSVHelpShowsDataOptions(t *testing.T) {
 			[]string{"mysql-host", "mysql-password", "time", "weights", "wait", "net-io", "load-mode", "checks"}},
 	} {
 		var sub *cobra.Command
-		for _, c := range csvCommand().Commands() {
+		for _, c := range csvCommand(nil).Commands() {
 			if c.Name() == tc.sub {
 				sub = c
 			}

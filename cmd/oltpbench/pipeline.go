@@ -40,16 +40,21 @@ type pipeline struct {
 	configApplied  bool
 }
 
-func newPipeline(spec workload.Spec, fs *pflag.FlagSet) *pipeline {
+// newPipeline binds a workload to fs; args are the command line after the
+// workload's name, for a workload whose options depend on them.
+func newPipeline(spec workload.Spec, fs *pflag.FlagSet, args []string) *pipeline {
 	p := &pipeline{spec: spec, w: spec.New(), fs: fs}
 	fs.SetNormalizeFunc(options.Normalize(spec.Aliases))
 	p.f.registerWorkload(fs, spec.DefaultDB, spec.Threads, spec.ThreadsHelp, spec.Retry, spec.RetryHelp)
 	p.w.Flags(fs, &p.ro)
+	if d, ok := p.w.(workload.Declarer); ok {
+		d.Declare(args, fs)
+	}
 	return p
 }
 
 // workloadCommand is `oltpbench NAME [args] COMMAND`.
-func workloadCommand(spec workload.Spec) *cobra.Command {
+func workloadCommand(spec workload.Spec, args []string) *cobra.Command {
 	var p *pipeline
 	cmd := &cobra.Command{
 		Use:   spec.Name + " " + spec.Use,
@@ -68,7 +73,7 @@ func workloadCommand(spec workload.Spec) *cobra.Command {
 			return p.drive(ctx, args[len(args)-1], args[:len(args)-1])
 		},
 	}
-	p = newPipeline(spec, cmd.Flags())
+	p = newPipeline(spec, cmd.Flags(), args)
 	if h, ok := p.w.(workload.Helper); ok {
 		cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { h.Help(c.OutOrStdout(), c.Flags()) })
 	}
@@ -87,6 +92,11 @@ func (p *pipeline) commands(h workload.Hooks) []string {
 	c = append(c, "run")
 	if h.Check != nil {
 		c = append(c, "check")
+	}
+	for _, x := range h.Commands {
+		if !slices.Contains(c, x) && x != "cleanup" {
+			c = append(c, x)
+		}
 	}
 	return append(c, "cleanup")
 }
@@ -163,6 +173,11 @@ func (p *pipeline) drive(ctx context.Context, command string, args []string) err
 	co, err := p.begin(command, args)
 	if err != nil {
 		return err
+	}
+	if h.Command != nil && command != "run" {
+		if handled, err := h.Command(ctx, command, co, p.f.threads, p.out); handled || err != nil {
+			return err
+		}
 	}
 	switch command {
 	case "prepare":

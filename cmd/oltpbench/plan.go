@@ -103,7 +103,7 @@ func parse(args []string, out, warn io.Writer) (*pipeline, error) {
 	}
 	fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	p := newPipeline(spec, fs)
+	p := newPipeline(spec, fs, args[1:])
 	p.out, p.warn = out, warn
 	if err := fs.Parse(args[1:]); err != nil {
 		msg := strings.Replace(err.Error(), "unknown flag", "unknown option", 1)
@@ -142,7 +142,7 @@ func oneLine(err error) error {
 // warm-up (--time, and --warmup-time or --ramp), as its Flags declared them.
 func timingFlags(name string) (timeFlag, warmupFlag string) {
 	spec, _ := workload.Lookup(name)
-	p := newPipeline(spec, pflag.NewFlagSet(name, pflag.ContinueOnError))
+	p := newPipeline(spec, pflag.NewFlagSet(name, pflag.ContinueOnError), nil)
 	return p.ro.TimeFlag, p.ro.WarmupFlag
 }
 

@@ -40,6 +40,25 @@ func Number(err error) int {
 	return 0
 }
 
+// Message is a server error's own message, without its number; any other
+// error as it is.
+func Message(err error) string {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Message
+	}
+	return err.Error()
+}
+
+// SQLState is the server's SQLSTATE for err ("HY000" when it has none).
+func SQLState(err error) string {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.SQLState != [5]byte{} {
+		return string(me.SQLState[:])
+	}
+	return "HY000"
+}
+
 // IsLost reports whether err means the connection is gone and a new one is needed.
 func IsLost(err error) bool {
 	if err == nil {

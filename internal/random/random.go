@@ -197,6 +197,10 @@ func NewDist(name string, specIter int, specPct, specRes, paretoH, zipfExp float
 	return d, nil
 }
 
+// Draw returns a value in [a, b] from d with r's numbers (sysbench.rand.gaussian,
+// .special ... name the distribution; Default uses the configured one).
+func (d *Dist) Draw(r *Rand, a, b int64) int64 { return d.draw(r, a, b) }
+
 func (d *Dist) draw(r *Rand, a, b int64) int64 {
 	switch d.Kind {
 	case DistGaussian:

@@ -70,6 +70,10 @@ func Explain(err error, threads int, rate float64, password string) error {
 	if errors.Is(err, ErrQueueFull) {
 		return &workload.Message{Text: err.Error(), Hint: fmt.Sprintf("oltpbench: %d threads cannot keep up with --rate=%s: lower --rate or raise --threads", threads, strconv.FormatFloat(rate, 'f', -1, 64))}
 	}
+	var m *workload.Message
+	if errors.As(err, &m) { // a peer tool's own words
+		return m
+	}
 	var fe *FatalError
 	if errors.As(err, &fe) {
 		if n := conn.Number(fe.Err); n != 0 && !conn.IsLost(fe.Err) {
@@ -381,12 +385,19 @@ func (r *run) schedule(ctx context.Context, q chan int64) error {
 func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 	backoff := 10 * time.Millisecond
 	first := true
+	var last worker.Worker
+	defer func() {
+		if e, ok := last.(worker.Ender); ok {
+			e.End()
+		}
+	}()
 	for !r.stopped() {
 		err := r.cn.Raw(ctx, func(dc driver.Conn) error {
 			w, err := r.newWorker(dc, t)
 			if err != nil {
 				return err
 			}
+			last = w
 			if !first {
 				t.Add(measure.Reconnects, 1)
 			}
@@ -452,6 +463,10 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 			op, err = w.Event()
 			if err == nil {
 				break
+			}
+			if errors.Is(err, worker.ErrEnd) {
+				r.idle(track)
+				return nil
 			}
 			if conn.IsLost(err) {
 				r.idle(track)

@@ -41,6 +41,7 @@ type Stmt struct {
 	ds    driver.Stmt
 	args  []driver.Value
 	last  measure.Counter // how sysbench counts the last execution
+	cols  int             // columns of the last result set
 }
 
 // Counted is how sysbench counts the statement's last execution: a result
@@ -79,6 +80,22 @@ func (s *Session) Prepare(query string) (*Stmt, error) {
 	return st, nil
 }
 
+// Close closes the statement; its session forgets it.
+func (st *Stmt) Close() error {
+	for i, x := range st.s.stmts {
+		if x == st {
+			st.s.stmts = append(st.s.stmts[:i], st.s.stmts[i+1:]...)
+			break
+		}
+	}
+	if st.ds == nil {
+		return nil
+	}
+	err := st.ds.Close()
+	st.ds = nil
+	return err
+}
+
 // Session returns the session the statement belongs to.
 func (st *Stmt) Session() *Session { return st.s }
 
@@ -107,7 +124,8 @@ func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 		return 0, err
 	}
 	st.last = measure.Others
-	if len(rows.Columns()) > 0 {
+	st.cols = len(rows.Columns())
+	if st.cols > 0 {
 		st.last = measure.Reads
 	}
 	return st.s.scan(rows, fn)
@@ -178,6 +196,29 @@ func (s *Session) ExecCounted(query string) (measure.Counter, error) {
 	}
 	return countedExec(res), nil
 }
+
+// QueryRows runs a text statement that returns rows and calls fn (if not
+// nil) for each; the values are valid only during the call. cols is the
+// result's column count.
+func (s *Session) QueryRows(query string, fn func(row []driver.Value) error) (cols, n int, err error) {
+	q, ok := s.dc.(driver.QueryerContext)
+	if !ok {
+		return 0, 0, errors.New("driver cannot run text queries")
+	}
+	rows, err := q.QueryContext(context.Background(), query, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	cols = len(rows.Columns())
+	n, err = s.scan(rows, fn)
+	return cols, n, err
+}
+
+// NumArgs is the statement's number of arguments ('?').
+func (st *Stmt) NumArgs() int { return len(st.args) }
+
+// Columns is the column count of the statement's last result set.
+func (st *Stmt) Columns() int { return st.cols }
 
 // QueryText runs a text statement and reads all its rows.
 func (s *Session) QueryText(query string) (int, error) {

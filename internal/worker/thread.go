@@ -4,6 +4,7 @@
 package worker
 
 import (
+	"errors"
 	"sync/atomic"
 
 	"github.com/oltpbench/oltpbench/internal/measure"
@@ -35,4 +36,14 @@ type Worker interface {
 // are not latency; Wait returns false when stop closes first.
 type Waiter interface {
 	Wait(stop <-chan struct{}) bool
+}
+
+// ErrEnd is what a Worker's Event returns to end its thread (a sysbench
+// script's event returned true); that event is not counted.
+var ErrEnd = errors.New("the thread's work is done")
+
+// Ender is a Worker with work to do once its thread ends, after its last
+// Close (a sysbench script's thread_done).
+type Ender interface {
+	End()
 }

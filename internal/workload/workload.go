@@ -108,6 +108,13 @@ type Hooks struct {
 	// Dropping is printed before cleanup drops each table; without it
 	// cleanup prints one line at the end.
 	Dropping func(w io.Writer, table string)
+	// Commands are commands of the workload's own (a script's custom
+	// commands), beyond prepare, prewarm, run, check and cleanup.
+	Commands []string
+	// Command, when set, runs a command itself in place of the pipeline (a
+	// script's prepare, cleanup and custom commands); handled false leaves
+	// the command to the pipeline.
+	Command func(ctx context.Context, name string, co conn.Options, threads int, out io.Writer) (handled bool, err error)
 }
 
 // RunConfig is what a run is made from.
@@ -189,6 +196,14 @@ type Front interface {
 // not implement.
 type OptionFile interface {
 	ApplyOptions(command string, fs *pflag.FlagSet, warn io.Writer) error
+}
+
+// Declarer is implemented by a workload whose options depend on its
+// arguments (a sysbench script declares its own): before the command line
+// is parsed it sees the arguments after the workload's name and adds the
+// options they call for to fs. An error is kept for Setup to report.
+type Declarer interface {
+	Declare(args []string, fs *pflag.FlagSet)
 }
 
 // Helper is implemented by a workload with its own --help layout.

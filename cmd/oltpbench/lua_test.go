@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Lua scripts run under the real sysbench 1.0.20 and under oltpbench with
+// the same command lines, each on a database of its own; outputs are
+// compared line by line with numbers masked (oltpbench's "Running script"
+// line left out), then the statement counts and the tables.
+
+// luaDBs makes two empty databases, one per tool.
+func luaDBs(t *testing.T, name string) (theirs, mine string) {
+	t.Helper()
+	theirs, mine = name+"_sb", name+"_ob"
+	for _, db := range []string{theirs, mine} {
+		freshDB(t, db)
+		if _, err := openDB(t, "").Exec("CREATE DATABASE " + db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return theirs, mine
+}
+
+// luaConn are the connection options of the test server for db.
+func luaConn(db string) []string {
+	return []string{"--mysql-host=" + testHost, "--mysql-port=" + testPort, "--mysql-user=root", "--mysql-db=" + db}
+}
+
+// bothTools runs one command line under both, each on its database, and
+// compares their output; it returns both outputs.
+func bothTools(t *testing.T, what, sbDB, obDB string, args ...string) (string, string) {
+	t.Helper()
+	a, ca := realSysbench(t, append(args, luaConn(sbDB)...)...)
+	b, cb := ours(t, append(args, luaConn(obDB)...)...)
+	if ca != cb {
+		t.Fatalf("%s: exit %d, sysbench %d\n--- sysbench\n%s\n--- oltpbench\n%s", what, cb, ca, a, b)
+	}
+	var keep []string
+	for _, l := range strings.SplitAfter(b, "\n") {
+		if !strings.HasPrefix(l, "Running script ") {
+			keep = append(keep, l)
+		}
+	}
+	sameLines(t, what, masked(a), masked(strings.Join(keep, "")))
+	return a, b
+}
+
+var countRE = regexp.MustCompile(`(?m)^\s+(read|write|other|total|transactions|ignored errors|reconnects):\s+(\d+)`)
+
+// counts are the statement counts of a final report.
+func counts(s string) map[string]string {
+	m := map[string]string{}
+	for _, c := range countRE.FindAllStringSubmatch(s, -1) {
+		m[c[1]] = c[2]
+	}
+	return m
+}
+
+// sameTables checks that both databases hold the same tables, made the same
+// way, with the same row counts.
+func sameTables(t *testing.T, what, sbDB, obDB string) {
+	t.Helper()
+	describe := func(db string) string {
+		d := openDB(t, db)
+		rows, err := d.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name", db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for rows.Next() {
+			var n string
+			rows.Scan(&n)
+			names = append(names, n)
+		}
+		rows.Close()
+		var b strings.Builder
+		for _, n := range names {
+			var tn, ddl string
+			var c int64
+			d.QueryRow("SHOW CREATE TABLE "+n).Scan(&tn, &ddl)
+			d.QueryRow("SELECT COUNT(*) FROM " + n).Scan(&c)
+			ddl = regexp.MustCompile(` AUTO_INCREMENT=\d+`).ReplaceAllString(ddl, "")
+			b.WriteString(ddl + "\nrows: " + strconv.FormatInt(c, 10) + "\n")
+		}
+		return b.String()
+	}
+	if a, b := describe(sbDB), describe(obDB); a != b {
+		t.Errorf("%s: the tables differ\n--- sysbench\n%s\n--- oltpbench\n%s", what, a, b)
+	}
+}
+
+// The eleven stock scripts, copied under other names so that they run in
+// Lua: prepare, run --events and cleanup print what sysbench prints, count
+// what it counts and leave the same tables.
+func TestLuaStockScriptsSideBySide(t *testing.T) {
+	needSysbench(t)
+	dir := t.TempDir()
+	for _, name := range []string{"oltp_common", "oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_write_only",
+		"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete", "select_random_points",
+		"select_random_ranges", "bulk_insert"} {
+		b, err := os.ReadFile(filepath.Join("/usr/share/sysbench", name+".lua"))
+		if err != nil {
+			t.Skip("sysbench's scripts are not installed")
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".lua"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name != "oltp_common" {
+			os.WriteFile(filepath.Join(dir, "copy_"+name+".lua"), b, 0o644)
+		}
+	}
+	for _, name := range []string{"oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_write_only",
+		"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete", "select_random_points",
+		"select_random_ranges", "bulk_insert"} {
+		t.Run(name, func(t *testing.T) {
+			sbDB, obDB := luaDBs(t, "lua_"+strings.TrimPrefix(name, "oltp_"))
+			path := filepath.Join(dir, "copy_"+name+".lua")
+			size := []string{"--tables=1", "--table-size=300"}
+			prep := append([]string{path}, size...)
+			bothTools(t, name+" prepare", sbDB, obDB, append(prep, "--threads=1", "prepare")...)
+			sameTables(t, name+" prepare", sbDB, obDB)
+			a, b := bothTools(t, name+" run", sbDB, obDB, append(prep, "--threads=1", "--events=150", "--time=0", "run")...)
+			ca, cb := counts(a), counts(b)
+			// Reads and the total are exact; a DELETE or UPDATE that found
+			// no row counts as other, and which rows those are is random.
+			for _, k := range []string{"read", "total", "transactions"} {
+				if ca[k] != cb[k] {
+					t.Errorf("%s run: %s %s, sysbench %s", name, k, cb[k], ca[k])
+				}
+			}
+			if name != "oltp_delete" && name != "oltp_insert" && name != "oltp_write_only" && name != "oltp_read_write" && ca["write"] != cb["write"] {
+				t.Errorf("%s run: write %s, sysbench %s", name, cb["write"], ca["write"])
+			}
+			bothTools(t, name+" cleanup", sbDB, obDB, append(prep, "cleanup")...)
+			sameTables(t, name+" cleanup", sbDB, obDB)
+		})
+	}
+}
+
+// A copy of a stock script that was edited runs as edited: here its event
+// sends a second query, so it counts two reads per event (the native test
+// would count one).
+func TestLuaEditedScriptRunsAsEdited(t *testing.T) {
+	needSysbench(t)
+	sbDB, obDB := luaDBs(t, "lua_edit")
+	dir := t.TempDir()
+	for _, name := range []string{"oltp_common", "oltp_point_select"} {
+		b, err := os.ReadFile(filepath.Join("/usr/share/sysbench", name+".lua"))
+		if err != nil {
+			t.Skip("sysbench's scripts are not installed")
+		}
+		if name == "oltp_point_select" {
+			b = []byte(strings.Replace(string(b), "execute_point_selects()", "execute_point_selects()\n   con:query(\"SELECT 1\")", 1))
+		}
+		os.WriteFile(filepath.Join(dir, name+".lua"), b, 0o644)
+	}
+	path := filepath.Join(dir, "oltp_point_select.lua")
+	args := []string{path, "--tables=1", "--table-size=100"}
+	bothTools(t, "edited prepare", sbDB, obDB, append(args, "prepare")...)
+	a, b := bothTools(t, "edited run", sbDB, obDB, append(args, "--events=100", "--time=0", "run")...)
+	if ca, cb := counts(a), counts(b); cb["read"] != "200" || ca["read"] != cb["read"] {
+		t.Errorf("edited point select: %s reads, sysbench %s, want 200 (two per event)", cb["read"], ca["read"])
+	}
+}
+
+// runIn runs a command in dir; stdout then stderr, and the exit code.
+func runIn(t *testing.T, dir, bin string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return so.String() + se.String(), code
+}
+
+// A script of our own calls every API function (testdata/lua/api.lua):
+// options of each type given and defaulted, commands (one per thread with
+// PARALLEL_COMMAND), hooks, random numbers, every SQL call, an ignorable and
+// a fatal error caught with pcall, require of a module beside it, and ffi.
+// Both tools run it from its folder, as sysbench finds modules there.
+func TestLuaAPISideBySide(t *testing.T) {
+	needSysbench(t)
+	sbDB, obDB := luaDBs(t, "lua_api")
+	dir, err := filepath.Abs("testdata/lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []string{"--mysql-ignore-errors=1146", "--events=1", "--time=0", "--rows=5", "--flag=on", "--items=a,b"}
+	for _, c := range []struct {
+		command string
+		threads int
+	}{{"prepare", 1}, {"hello", 1}, {"each", 2}, {"run", 1}, {"cleanup", 1}} {
+		args := append(append([]string{"api.lua"}, opts...), fmt.Sprintf("--threads=%d", c.threads), c.command)
+		a, ca := runIn(t, dir, "sysbench", append(args, luaConn(sbDB)...)...)
+		b, cb := runIn(t, dir, binPath, append([]string{"sysbench"}, append(args, luaConn(obDB)...)...)...)
+		if ca != cb {
+			t.Fatalf("%s: exit %d, sysbench %d\n--- sysbench\n%s\n--- oltpbench\n%s", c.command, cb, ca, a, b)
+		}
+		a = strings.ReplaceAll(a, sbDB, "DB")
+		b = strings.ReplaceAll(b, obDB, "DB")
+		var keep []string
+		for _, l := range strings.SplitAfter(b, "\n") {
+			if !strings.HasPrefix(l, "Running script ") {
+				keep = append(keep, l)
+			}
+		}
+		ma, mb := masked(a), masked(strings.Join(keep, ""))
+		if c.threads > 1 { // the threads' lines come in any order
+			sort.Strings(ma)
+			sort.Strings(mb)
+		}
+		sameLines(t, "api.lua "+c.command, ma, mb)
+		if c.command == "run" {
+			if ca, cb := counts(a), counts(b); fmt.Sprint(ca) != fmt.Sprint(cb) {
+				t.Errorf("api.lua run counts %v, sysbench %v", cb, ca)
+			}
+		}
+	}
+}

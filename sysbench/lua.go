@@ -1,0 +1,295 @@
+package sysbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/random"
+	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/sysbench/script"
+)
+
+// A test that is not one of the native tests, or a path, is a Lua script:
+// it runs in the embedded Lua with sysbench's API (package script), and
+// everything around it (report, run modes, results) is the native tests'.
+
+// firstTest is the test argument of a sysbench command line (the first
+// positional one) and its command (the last, when there are two).
+func firstTest(args []string) (test, command string) {
+	var pos []string
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) == 0 {
+		return "", ""
+	}
+	if len(pos) > 1 {
+		command = pos[len(pos)-1]
+	}
+	return pos[0], command
+}
+
+// isNative says whether a test argument names a native test.
+func isNative(name string) bool {
+	_, ok := tests[name]
+	return ok || name == "oltp_common"
+}
+
+// Declare finds and loads the script a command line names, and adds the
+// options it declares that the native tests do not have.
+func (s *suite) Declare(args []string, fs *pflag.FlagSet) {
+	test, command := firstTest(args)
+	if test == "" || !script.IsPath(test) && isNative(test) {
+		return
+	}
+	path, err := script.Find(test)
+	if err != nil {
+		s.scriptErr = err
+		return
+	}
+	if command == "csv" {
+		command = "prepare"
+	}
+	sc, err := script.Load(path, command)
+	if err != nil {
+		s.scriptErr = err
+		return
+	}
+	s.script, s.fs = sc, fs
+	for _, name := range sc.OptionNames() {
+		flag := strings.ReplaceAll(name, "_", "-")
+		if fs.Lookup(flag) != nil {
+			continue
+		}
+		o := sc.Options[name]
+		switch d := o.Default.(type) {
+		case lua.LBool:
+			var b bool
+			options.AddBool(fs, &b, flag, bool(d), o.Help)
+		default:
+			def := ""
+			if o.Default != lua.LNil {
+				def = lua.LVAsString(o.Default)
+			}
+			fs.String(flag, def, o.Help)
+		}
+	}
+}
+
+// scriptValues is sysbench.opt: every option by its sysbench name, typed
+// as sysbench types it: a script's own by its default's type (its default
+// unless given), the others by their flag's type.
+func (s *suite) scriptValues() (map[string]lua.LValue, error) {
+	m := map[string]lua.LValue{}
+	var err error
+	s.fs.VisitAll(func(f *pflag.Flag) {
+		name := strings.ReplaceAll(f.Name, "-", "_")
+		if f.Name == "mysql-password" {
+			return
+		}
+		v := f.Value.String()
+		if o, ok := s.script.Options[name]; ok {
+			if !f.Changed {
+				m[name] = o.Default
+				if o.Default == lua.LNil { // sysbench gives an option without a default as ""
+					m[name] = lua.LString("")
+				}
+				return
+			}
+			lv, e := typed(o.Default, v)
+			if e != nil && err == nil {
+				err = fmt.Errorf("invalid value for option '%s': '%s'", name, v)
+			}
+			m[name] = lv
+			return
+		}
+		switch f.Value.Type() {
+		case "bool":
+			m[name] = lua.LBool(v == "true" || v == "on")
+		case "string", "stringSlice", "stringArray":
+			m[name] = lua.LString(v)
+		default:
+			if n, e := strconv.ParseFloat(v, 64); e == nil {
+				m[name] = lua.LNumber(n)
+			} else {
+				m[name] = lua.LString(v)
+			}
+		}
+	})
+	m["threads"] = lua.LNumber(s.o.Threads)
+	return m, err
+}
+
+// typed converts a given value to its default's type.
+func typed(def lua.LValue, v string) (lua.LValue, error) {
+	switch def.(type) {
+	case lua.LNumber:
+		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return lua.LNumber(n), err
+	case lua.LBool:
+		switch strings.ToLower(v) {
+		case "on", "true", "1", "yes":
+			return lua.LTrue, nil
+		case "off", "false", "0", "no":
+			return lua.LFalse, nil
+		}
+		return lua.LFalse, fmt.Errorf("not a boolean")
+	case *lua.LTable:
+		t := &lua.LTable{}
+		for _, x := range strings.Split(v, ",") {
+			t.Append(lua.LString(x))
+		}
+		return t, nil
+	}
+	return lua.LString(v), nil
+}
+
+// scriptConfig is what the script's states are made from.
+func (s *suite) scriptConfig(seed uint64, out io.Writer) (script.Config, error) {
+	opt, err := s.scriptValues()
+	if err != nil {
+		return script.Config{}, err
+	}
+	dists, err := script.Dists(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp)
+	if err != nil {
+		return script.Config{}, err
+	}
+	ignore, err := conn.ParseErrorSet([]string{s.fs.Lookup("mysql-ignore-errors").Value.String()})
+	if err != nil {
+		return script.Config{}, err
+	}
+	return script.Config{Opt: opt, Dists: dists, Seed: seed, Prepared: s.o.PreparedStmts, Ignore: ignore, Out: out}, nil
+}
+
+// scriptCommand runs a script's commands (prepare, cleanup, prewarm, its
+// own) on connections of a pool of threads.
+func (s *suite) scriptCommand(ctx context.Context, name string, co conn.Options, threads int, out io.Writer) (bool, error) {
+	cfg, err := s.scriptConfig(uint64(max(s.ro.Seed, 1)), out)
+	if err != nil {
+		return true, err
+	}
+	pool, err := conn.Dial(ctx, co, threads)
+	if err != nil {
+		return true, err
+	}
+	defer pool.Close()
+	return true, s.script.Command(ctx, name, cfg, threads, pool.Raw)
+}
+
+// scriptCommands are a script's own commands, sorted.
+func (s *suite) scriptCommands() []string {
+	var c []string
+	for n := range s.script.Commands {
+		c = append(c, n)
+	}
+	sort.Strings(c)
+	return c
+}
+
+// newScriptRun binds the script to a run.
+func (s *suite) newScriptRun(seed uint64, out io.Writer) (*script.Run, error) {
+	cfg, err := s.scriptConfig(seed, out)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Threads = s.o.Threads
+	return s.script.NewRun(cfg)
+}
+
+// setupScript checks a script's command line: the command is one it has,
+// and a run's options are valid.
+func (s *suite) setupScript(st *workload.Setup, command string) error {
+	s.test = &Test{Name: s.script.Name}
+	st.Verbosity = s.verbosity
+	switch s.psMode {
+	case "auto":
+		s.o.PreparedStmts = true
+	case "disable":
+		s.o.PreparedStmts = false
+	default:
+		return fmt.Errorf("invalid --db-ps-mode=%s: use auto or disable", s.psMode)
+	}
+	s.o.Threads = st.Threads
+	var err error
+	if s.dist, err = random.NewDist(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp); err != nil {
+		return err
+	}
+	if _, err := s.scriptValues(); err != nil {
+		return err
+	}
+	if command != "run" {
+		return nil
+	}
+	if !s.script.Has["event"] {
+		return fmt.Errorf("%s has no event function, so it has no run command", s.script.Path)
+	}
+	return s.setupRun()
+}
+
+// scriptFront is Front for a script: where it was not found, the Lua error
+// that stopped it, its commands, and `<script> help`.
+func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
+	var nf *script.NotFoundError
+	switch {
+	case errors.As(s.scriptErr, &nf):
+		return false, &workload.Message{Text: fmt.Sprintf("FATAL: Cannot find benchmark '%s': no such built-in test, file or module", args[0]),
+			Hint: "oltpbench: looked in " + strings.Join(nf.Looked, ", ") + "; the built-in tests are " + strings.Join(Names(), ", ")}
+	case s.scriptErr != nil:
+		return false, &workload.Message{Text: "FATAL: " + s.scriptErr.Error()}
+	}
+	if s.verbosity >= 3 && len(args) > 1 && args[1] != "help" {
+		fmt.Fprintf(out, "Running script %s (Lua)\n", s.script.Path)
+	}
+	if len(args) == 1 {
+		return false, &workload.Message{Text: "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help"}
+	}
+	switch c := args[1]; {
+	case c == "help":
+		printScriptHelp(out, s.script)
+		return true, nil
+	case c == "run", c == "prepare", c == "cleanup", c == "prewarm", s.script.Commands[c]:
+		return false, nil
+	}
+	return false, &workload.Message{Text: "Unknown command: " + args[1]}
+}
+
+// printScriptHelp is `<script> help`: the script's options as sysbench
+// lists them.
+func printScriptHelp(w io.Writer, sc *script.Script) {
+	var opts []helpOpt
+	for _, name := range sc.OptionNames() {
+		o := sc.Options[name]
+		h := helpOpt{name: name, text: o.Help}
+		switch d := o.Default.(type) {
+		case lua.LBool:
+			h.typ, h.def = "[=on|off]", map[bool]string{true: "on", false: "off"}[bool(d)]
+		case lua.LNumber:
+			h.typ, h.def = "N", d.String()
+		case *lua.LTable:
+			h.typ, h.def = "[LIST,...]", ""
+		case lua.LString:
+			h.typ, h.def = "STRING", string(d)
+		default:
+			h.typ, h.nodef = "STRING", true
+		}
+		opts = append(opts, h)
+	}
+	fmt.Fprintf(w, "%s options:\n", sc.Name+".lua")
+	printOpts(w, opts)
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,287 @@
+package script
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/random"
+	"github.com/oltpbench/oltpbench/internal/worker"
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+// Config is what a script's Lua states are made from.
+type Config struct {
+	Opt      map[string]lua.LValue // sysbench.opt
+	Dists    map[string]*random.Dist
+	Seed     uint64
+	Prepared bool // --db-ps-mode=auto
+	Ignore   conn.ErrorSet
+	Out      io.Writer // print
+	Threads  int       // of a run: "Threads started!" once all are initialized
+}
+
+// Run is a script bound to one run: it makes a Lua state per thread.
+type Run struct {
+	s    *Script
+	c    Config
+	uniq   *random.UniqueSeq
+	next   atomic.Uint32
+	main   *lua.LState // init and done run here
+	inited atomic.Int64
+}
+
+// NewRun checks that the script can run and calls its init.
+func (s *Script) NewRun(c Config) (*Run, error) {
+	if !s.Has["event"] {
+		return nil, fmt.Errorf("%s has no event function: it cannot run (its commands: %s)", s.Path, s.commandList())
+	}
+	r := &Run{s: s, c: c, uniq: random.NewUniqueSeq(c.Seed)}
+	e := r.env("run", 0, nil)
+	r.main = s.newState(e)
+	if err := s.runMain(r.main); err != nil {
+		return nil, err
+	}
+	if err := call(r.main, "init"); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Run) env(command string, tid int, th *worker.Thread) *env {
+	rnd := random.NewRand(r.c.Seed, uint64(tid))
+	rnd.SetDist(r.c.Dists["default"])
+	return &env{command: command, tid: tid, opt: r.c.Opt, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th,
+		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }}
+}
+
+// Done calls the script's done, after the threads.
+func (r *Run) Done() error {
+	defer r.main.Close()
+	return call(r.main, "done")
+}
+
+// Ops names the measured operation: the script's events.
+func (r *Run) Ops() []string { return []string{r.s.Name} }
+
+// thread is one thread's Lua state; it outlives reconnects, as the
+// script's globals do in sysbench.
+type thread struct {
+	L   *lua.LState
+	e   *env
+	ref *worker.Session
+}
+
+// NewWorker gives a thread its state (its script run, thread_init called)
+// or, after a reconnect, its new connection, and tells the script so
+// through sysbench.hooks.before_restart_event, as sysbench does.
+func (r *Run) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error) {
+	sess := worker.NewSession(dc, r.c.Prepared)
+	t, _ := th.State.(*thread)
+	if t != nil {
+		t.ref = sess
+		if err := hook(t.L, "before_restart_event", restartDesc(t.L, conn.ErrLost)); err != nil {
+			return nil, err
+		}
+		return &luaWorker{t: t, sess: sess}, nil
+	}
+	t = &thread{ref: sess}
+	t.e = r.env("run", th.ID, th)
+	t.e.session = func() *worker.Session { return t.ref }
+	t.L = r.s.newState(t.e)
+	th.State = t
+	if err := r.s.runMain(t.L); err != nil {
+		return nil, err
+	}
+	if err := call(t.L, "thread_init", lua.LNumber(th.ID)); err != nil {
+		return nil, err
+	}
+	if r.inited.Add(1) == int64(r.c.Threads) {
+		fmt.Fprintf(r.c.Out, "Threads started!\n\n")
+	}
+	return &luaWorker{t: t, sess: sess}, nil
+}
+
+type luaWorker struct {
+	t    *thread
+	sess *worker.Session
+	last lua.LValue // the error the last event raised
+}
+
+// Event calls the script's event. A true result ends the thread. An error
+// the API raised for a statement comes back as the statement's error, so
+// the runner retries what --mysql-ignore-errors covers, reconnects after a
+// lost connection and stops on anything else.
+func (w *luaWorker) Event() (int, error) {
+	L, e := w.t.L, w.t.e
+	e.raised, e.raisedErr = nil, nil
+	fn := L.GetGlobal("event")
+	L.Push(fn)
+	if err := L.PCall(0, 1, nil); err != nil {
+		var ae *lua.ApiError
+		if errors.As(err, &ae) && e.raised != nil && ae.Object == e.raised {
+			w.last = ae.Object
+			if e.ignore.Has(conn.Number(e.raisedErr)) {
+				// The API counted it; the runner counts what it retries.
+				e.thread.Add(measure.Errors, -1)
+			}
+			return 0, e.raisedErr
+		}
+		return 0, &workload.Message{Text: fmt.Sprintf("FATAL: `thread_run' function failed: %v", luaError(err))}
+	}
+	ret := L.Get(-1)
+	L.Pop(1)
+	if lua.LVAsBool(ret) {
+		return 0, worker.ErrEnd
+	}
+	return 0, nil
+}
+
+// Rollback is sysbench's restart of an event: the script hears of it
+// through sysbench.hooks.before_restart_event; no statement is sent.
+func (w *luaWorker) Rollback() error {
+	if t, ok := w.last.(*lua.LTable); ok {
+		return hook(w.t.L, "before_restart_event", t)
+	}
+	return nil
+}
+
+func (w *luaWorker) Close() error { return w.sess.Close() }
+
+// End calls thread_done and closes the thread's state.
+func (w *luaWorker) End() {
+	call(w.t.L, "thread_done", lua.LNumber(w.t.e.tid))
+	w.t.L.Close()
+}
+
+// restartDesc is the error table before_restart_event receives for a
+// connection lost (sql_errno 2013, as sysbench reports it).
+func restartDesc(L *lua.LState, errno int) *lua.LTable {
+	t := L.NewTable()
+	L.SetField(t, "errcode", lua.LNumber(restartEvent))
+	L.SetField(t, "sql_errno", lua.LNumber(errno))
+	L.SetField(t, "sql_state", lua.LString("HY000"))
+	L.SetField(t, "sql_errmsg", lua.LString("Lost connection to server during query"))
+	return t
+}
+
+// call calls a global function of the script, if it has one.
+func call(L *lua.LState, name string, args ...lua.LValue) error {
+	fn, ok := L.GetGlobal(name).(*lua.LFunction)
+	if !ok {
+		return nil
+	}
+	if err := L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true}, args...); err != nil {
+		return fmt.Errorf("`%s' function failed: %v", name, luaError(err))
+	}
+	return nil
+}
+
+// hook calls sysbench.hooks[name], if the script set it.
+func hook(L *lua.LState, name string, args ...lua.LValue) error {
+	hooks, ok := L.GetGlobal("sysbench").(*lua.LTable).RawGetString("hooks").(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	fn, ok := hooks.RawGetString(name).(*lua.LFunction)
+	if !ok {
+		return nil
+	}
+	if err := L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true}, args...); err != nil {
+		return fmt.Errorf("sysbench.hooks.%s failed: %v", name, luaError(err))
+	}
+	return nil
+}
+
+// Connect runs fn on one driver connection; commands get theirs from it.
+type Connect func(ctx context.Context, fn func(dc driver.Conn) error) error
+
+// Command runs one of the script's commands: sysbench.cmdline.commands[name]
+// (in every thread when it is a PARALLEL_COMMAND), else a global function
+// of that name (prepare, cleanup, help).
+func (s *Script) Command(ctx context.Context, name string, c Config, threads int, connect Connect) error {
+	fnName, parallel := name, false
+	probe := s.newState(&env{command: name, out: io.Discard})
+	defer probe.Close()
+	if err := s.runMain(probe); err != nil {
+		return err
+	}
+	if cmds, ok := probe.GetGlobal("sysbench").(*lua.LTable).RawGetString("cmdline").(*lua.LTable).RawGetString("commands").(*lua.LTable); ok {
+		if def, ok := cmds.RawGetString(name).(*lua.LTable); ok {
+			parallel = lua.LVAsBool(def.RawGetInt(2))
+			fnName = ""
+		}
+	}
+	if fnName != "" && !s.Has[name] {
+		return fmt.Errorf("Unknown command: %s (the script has %s)", name, s.commandList())
+	}
+	r := &Run{s: s, c: c, uniq: random.NewUniqueSeq(c.Seed)}
+	n := 1
+	if parallel {
+		n = max(threads, 1)
+	}
+	if n > 1 {
+		fmt.Fprintf(c.Out, "Initializing worker threads...\n\n")
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for tid := 0; tid < n; tid++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[tid] = connect(ctx, func(dc driver.Conn) error {
+				sess := worker.NewSession(dc, c.Prepared)
+				defer sess.Close()
+				e := r.env(name, tid, nil)
+				e.session = func() *worker.Session { return sess }
+				L := s.newState(e)
+				defer L.Close()
+				if err := s.runMain(L); err != nil {
+					return err
+				}
+				fn := L.GetGlobal(fnName)
+				if fnName == "" {
+					def := L.GetGlobal("sysbench").(*lua.LTable).RawGetString("cmdline").(*lua.LTable).RawGetString("commands").(*lua.LTable).RawGetString(name).(*lua.LTable)
+					fn = def.RawGetInt(1)
+				}
+				f, ok := fn.(*lua.LFunction)
+				if !ok {
+					return fmt.Errorf("command %s of %s is not a function", name, s.Path)
+				}
+				if err := L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}); err != nil {
+					return fmt.Errorf("`%s' function failed: %v", name, luaError(err))
+				}
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Parallel says whether a command runs in every thread.
+func (s *Script) commandList() string {
+	var c []string
+	for _, n := range []string{"prepare", "run", "cleanup", "help"} {
+		if n == "run" && s.Has["event"] || s.Has[n] || s.Commands[n] {
+			c = append(c, n)
+		}
+	}
+	for n := range s.Commands {
+		if n != "prepare" && n != "cleanup" && n != "help" {
+			c = append(c, n)
+		}
+	}
+	if len(c) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(c)
+}

@@ -1,0 +1,468 @@
+package script
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/worker"
+)
+
+// SQL types, as sysbench.sql.type numbers them.
+var sqlTypes = []string{"NONE", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "TIME", "DATE", "DATETIME",
+	"TIMESTAMP", "CHAR", "VARCHAR"}
+
+const (
+	typeFloat  = 5
+	typeDouble = 6
+	typeChar   = 11
+)
+
+// bulkPacket is where con:bulk_insert_next sends the statement built so far.
+const bulkPacket = 512 * 1024
+
+// connection is what drv:connect() returns.
+type connection struct {
+	bulk []byte // a bulk insert in progress: its statement so far
+	head int    // the statement's length without values
+	rows int
+}
+
+type statement struct {
+	c      *connection
+	st     *worker.Stmt
+	query  string
+	params []*param
+}
+
+// param is one bound value of a statement (stmt:bind_create).
+type param struct {
+	typ int
+	val lua.LValue
+}
+
+type resultSet struct {
+	rows  [][]lua.LValue
+	next  int
+	nflds int
+}
+
+// sqlTable is sysbench.sql: the driver, types and error kinds.
+func (e *env) sqlTable(L *lua.LState) *lua.LTable {
+	t := L.NewTable()
+	types := L.NewTable()
+	for i, n := range sqlTypes {
+		L.SetField(types, n, lua.LNumber(i))
+	}
+	L.SetField(t, "type", types)
+	errs := L.NewTable()
+	L.SetField(errs, "NONE", lua.LNumber(0))
+	L.SetField(errs, "IGNORABLE", lua.LNumber(1))
+	L.SetField(errs, "FATAL", lua.LNumber(2))
+	L.SetField(t, "error", errs)
+	e.registerTypes(L)
+	L.SetField(t, "driver", L.NewFunction(func(L *lua.LState) int {
+		ud := L.NewUserData()
+		ud.Value = "mysql"
+		L.SetMetatable(ud, L.GetTypeMetatable("sql_driver"))
+		L.Push(ud)
+		return 1
+	}))
+	return t
+}
+
+func (e *env) registerTypes(L *lua.LState) {
+	methods := func(name, str string, fns map[string]lua.LGFunction, index lua.LGFunction) {
+		mt := L.NewTypeMetatable(name)
+		m := L.SetFuncs(L.NewTable(), fns)
+		if index != nil {
+			L.SetField(mt, "__index", L.NewFunction(func(L *lua.LState) int {
+				if v := m.RawGetString(L.CheckString(2)); v != lua.LNil {
+					L.Push(v)
+					return 1
+				}
+				return index(L)
+			}))
+		} else {
+			L.SetField(mt, "__index", m)
+		}
+		L.SetField(mt, "__tostring", L.NewFunction(func(L *lua.LState) int {
+			L.Push(lua.LString(str))
+			return 1
+		}))
+	}
+	methods("sql_driver", "<sql_driver>", map[string]lua.LGFunction{
+		"name": func(L *lua.LState) int { L.Push(lua.LString("mysql")); return 1 },
+		"connect": func(L *lua.LState) int {
+			if e.session == nil {
+				L.RaiseError("connection creation failed: no connection in this command")
+			}
+			e.pushUD(L, &connection{}, "sql_connection")
+			return 1
+		},
+	}, nil)
+	methods("sql_connection", "<sql_connection>", map[string]lua.LGFunction{
+		"query":            e.conQuery,
+		"query_row":        e.conQueryRow,
+		"prepare":          e.conPrepare,
+		"bulk_insert_init": e.bulkInit,
+		"bulk_insert_next": e.bulkNext,
+		"bulk_insert_done": e.bulkDone,
+		"disconnect":       func(L *lua.LState) int { return 0 },
+		"reconnect":        func(L *lua.LState) int { return 0 },
+		"check_error":      func(L *lua.LState) int { return 0 },
+		"escape_string":    e.escapeString,
+	}, nil)
+	methods("sql_statement", "<sql_statement>", map[string]lua.LGFunction{
+		"bind_create": e.bindCreate,
+		"bind_param":  e.bindParam,
+		"execute":     e.stmtExecute,
+		"close":       e.stmtClose,
+	}, nil)
+	methods("sql_param", "<sql_param>", map[string]lua.LGFunction{
+		"set":          e.paramSet,
+		"set_rand_str": e.paramSetRandStr,
+	}, nil)
+	methods("sql_result", "<sql_result>", map[string]lua.LGFunction{
+		"fetch_row": e.fetchRow,
+		"free":      func(L *lua.LState) int { return 0 },
+	}, func(L *lua.LState) int {
+		rs := L.CheckUserData(1).Value.(*resultSet)
+		switch L.CheckString(2) {
+		case "nrows":
+			L.Push(lua.LNumber(len(rs.rows)))
+		case "nfields":
+			L.Push(lua.LNumber(rs.nflds))
+		default:
+			L.Push(lua.LNil)
+		}
+		return 1
+	})
+}
+
+func (e *env) pushUD(L *lua.LState, v any, typ string) {
+	ud := L.NewUserData()
+	ud.Value = v
+	L.SetMetatable(ud, L.GetTypeMetatable(typ))
+	L.Push(ud)
+}
+
+func checkConn(L *lua.LState) *connection {
+	c, ok := L.CheckUserData(1).Value.(*connection)
+	if !ok {
+		L.ArgError(1, "connection expected")
+	}
+	return c
+}
+
+// returnsRows says whether a statement answers with a result set.
+func returnsRows(q string) bool {
+	q = strings.TrimLeft(q, " \t\r\n(")
+	i := strings.IndexAny(q, " \t\r\n(")
+	if i < 0 {
+		i = len(q)
+	}
+	switch strings.ToUpper(q[:i]) {
+	case "SELECT", "SHOW", "WITH", "EXPLAIN", "DESCRIBE", "DESC", "VALUES", "TABLE", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR", "CALL", "CHECKSUM", "HELP":
+		return true
+	}
+	return false
+}
+
+// conQuery is con:query(sql): a result set for statements that return
+// rows, else an empty result.
+func (e *env) conQuery(L *lua.LState) int {
+	c := checkConn(L)
+	q := L.CheckString(2)
+	rs, err := e.query(c, q)
+	if err != nil {
+		e.raiseSQL(L, c, q, err, false)
+	}
+	e.pushUD(L, rs, "sql_result")
+	return 1
+}
+
+func (e *env) query(c *connection, q string) (*resultSet, error) {
+	rs := &resultSet{}
+	if !returnsRows(q) {
+		k, err := e.session().ExecCounted(q)
+		if err != nil {
+			return nil, err
+		}
+		e.count(k)
+		return rs, nil
+	}
+	cols, _, err := e.session().QueryRows(q, func(row []driver.Value) error {
+		rs.rows = append(rs.rows, toLua(row))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rs.nflds = cols
+	if cols > 0 {
+		e.count(measure.Reads)
+	} else {
+		e.count(measure.Others)
+	}
+	return rs, nil
+}
+
+// toLua is a row as sysbench's result sets give it: strings, NULL as nil.
+func toLua(row []driver.Value) []lua.LValue {
+	out := make([]lua.LValue, len(row))
+	for i, v := range row {
+		switch x := v.(type) {
+		case nil:
+			out[i] = lua.LNil
+		case []byte:
+			out[i] = lua.LString(x)
+		case string:
+			out[i] = lua.LString(x)
+		case int64:
+			out[i] = lua.LString(strconv.FormatInt(x, 10))
+		case float64:
+			out[i] = lua.LString(strconv.FormatFloat(x, 'g', -1, 64))
+		default:
+			out[i] = lua.LString(fmt.Sprint(x))
+		}
+	}
+	return out
+}
+
+// conQueryRow is con:query_row(sql): the first row's values.
+func (e *env) conQueryRow(L *lua.LState) int {
+	c := checkConn(L)
+	q := L.CheckString(2)
+	rs, err := e.query(c, q)
+	if err != nil {
+		e.raiseSQL(L, c, q, err, false)
+	}
+	if len(rs.rows) == 0 {
+		return 0
+	}
+	for _, v := range rs.rows[0] {
+		L.Push(v)
+	}
+	return len(rs.rows[0])
+}
+
+func (e *env) fetchRow(L *lua.LState) int {
+	rs := L.CheckUserData(1).Value.(*resultSet)
+	if rs.next >= len(rs.rows) {
+		L.Push(lua.LNil)
+		return 1
+	}
+	row := L.NewTable()
+	for i, v := range rs.rows[rs.next] {
+		row.RawSetInt(i+1, v)
+	}
+	rs.next++
+	L.Push(row)
+	return 1
+}
+
+func (e *env) escapeString(L *lua.LState) int {
+	b := worker.AppendQuoted(nil, []byte(L.CheckString(2)))
+	L.Push(lua.LString(b[1 : len(b)-1]))
+	return 1
+}
+
+// raiseSQL raises a statement's error as sysbench does: an error in
+// --mysql-ignore-errors (or a lost connection) as a table with errcode
+// RESTART_EVENT and the error's fields, any other as its message.
+func (e *env) raiseSQL(L *lua.LState, c *connection, q string, err error, stmt bool) {
+	n := conn.Number(err)
+	msg := conn.Message(err)
+	// sysbench counts every failed statement as an ignored error, and says
+	// FATAL for those --mysql-ignore-errors does not cover, even when the
+	// script catches the error.
+	e.count(measure.Errors)
+	if !e.ignore.Has(n) && !conn.IsLost(err) {
+		fn := "mysql_drv_query()"
+		if stmt {
+			fn = "mysql_stmt_execute()"
+		}
+		fmt.Fprintf(e.out, "FATAL: %s returned error %d (%s) for query '%s'\n", fn, n, msg, q)
+	}
+	if e.ignore.Has(n) || conn.IsLost(err) {
+		t := L.NewTable()
+		L.SetField(t, "errcode", lua.LNumber(restartEvent))
+		L.SetField(t, "sql_errno", lua.LNumber(n))
+		L.SetField(t, "sql_state", lua.LString(conn.SQLState(err)))
+		L.SetField(t, "sql_errmsg", lua.LString(msg))
+		L.SetField(t, "query", lua.LString(q))
+		e.pushUD(L, c, "sql_connection")
+		L.SetField(t, "connection", L.Get(-1))
+		L.Pop(1)
+		e.raised, e.raisedErr = t, err
+		L.Error(t, 0)
+	}
+	v := lua.LString(fmt.Sprintf("SQL error, errno = %d, state = '%s': %s", n, conn.SQLState(err), msg))
+	e.raised, e.raisedErr = v, err
+	L.Error(v, 0)
+}
+
+func errdescString(t *lua.LTable) string {
+	return fmt.Sprintf("SQL error, errno = %s, state = '%s': %s", lua.LVAsString(t.RawGetString("sql_errno")),
+		lua.LVAsString(t.RawGetString("sql_state")), lua.LVAsString(t.RawGetString("sql_errmsg")))
+}
+
+func (e *env) conPrepare(L *lua.LState) int {
+	c := checkConn(L)
+	q := L.CheckString(2)
+	st, err := e.session().Prepare(q)
+	if err != nil {
+		e.raiseSQL(L, c, q, err, false)
+	}
+	e.pushUD(L, &statement{c: c, st: st, query: q}, "sql_statement")
+	return 1
+}
+
+func checkStmt(L *lua.LState) *statement {
+	s, ok := L.CheckUserData(1).Value.(*statement)
+	if !ok {
+		L.ArgError(1, "statement expected")
+	}
+	return s
+}
+
+func (e *env) bindCreate(L *lua.LState) int {
+	checkStmt(L)
+	e.pushUD(L, &param{typ: L.CheckInt(2), val: lua.LNil}, "sql_param")
+	return 1
+}
+
+func (e *env) bindParam(L *lua.LState) int {
+	s := checkStmt(L)
+	s.params = s.params[:0]
+	for i := 2; i <= L.GetTop(); i++ {
+		p, ok := L.CheckUserData(i).Value.(*param)
+		if !ok {
+			L.ArgError(i, "parameter expected")
+		}
+		s.params = append(s.params, p)
+	}
+	return 0
+}
+
+func (e *env) paramSet(L *lua.LState) int {
+	p, ok := L.CheckUserData(1).Value.(*param)
+	if !ok {
+		L.ArgError(1, "parameter expected")
+	}
+	p.val = L.Get(2)
+	return 0
+}
+
+func (e *env) paramSetRandStr(L *lua.LState) int {
+	p, ok := L.CheckUserData(1).Value.(*param)
+	if !ok {
+		L.ArgError(1, "parameter expected")
+	}
+	tmpl := L.CheckString(2)
+	buf := make([]byte, len(tmpl))
+	e.rand.Digits(buf, tmpl)
+	p.val = lua.LString(buf)
+	return 0
+}
+
+// stmtExecute binds the parameters' values and runs the statement: a
+// result set for statements that return rows.
+func (e *env) stmtExecute(L *lua.LState) int {
+	s := checkStmt(L)
+	for i, p := range s.params {
+		if i >= s.st.NumArgs() {
+			break
+		}
+		switch v := p.val.(type) {
+		case lua.LNumber:
+			if p.typ == typeFloat || p.typ == typeDouble {
+				s.st.Float(i, float64(v), -1)
+			} else if p.typ >= typeChar {
+				s.st.Str(i, v.String())
+			} else {
+				s.st.Int(i, int64(v))
+			}
+		case lua.LString:
+			s.st.Str(i, string(v))
+		case lua.LBool:
+			if v {
+				s.st.Int(i, 1)
+			} else {
+				s.st.Int(i, 0)
+			}
+		default:
+			s.st.Null(i)
+		}
+	}
+	rs := &resultSet{}
+	var err error
+	if returnsRows(s.query) {
+		_, err = s.st.Scan(func(row []driver.Value) error {
+			rs.rows = append(rs.rows, toLua(row))
+			return nil
+		})
+		rs.nflds = s.st.Columns()
+	} else {
+		err = s.st.Exec()
+	}
+	if err != nil {
+		e.raiseSQL(L, s.c, s.query, err, true)
+	}
+	e.count(s.st.Counted())
+	e.pushUD(L, rs, "sql_result")
+	return 1
+}
+
+func (e *env) stmtClose(L *lua.LState) int {
+	checkStmt(L).st.Close()
+	return 0
+}
+
+// bulkInit starts a multi-row INSERT: values follow with bulk_insert_next
+// and go in statements of about bulkPacket bytes.
+func (e *env) bulkInit(L *lua.LState) int {
+	c := checkConn(L)
+	c.bulk = append(c.bulk[:0], L.CheckString(2)...)
+	c.head, c.rows = len(c.bulk), 0
+	return 0
+}
+
+func (e *env) bulkNext(L *lua.LState) int {
+	c := checkConn(L)
+	v := L.CheckString(2)
+	if c.rows > 0 && len(c.bulk)+len(v)+1 > bulkPacket {
+		e.bulkFlush(L, c)
+	}
+	if c.rows > 0 {
+		c.bulk = append(c.bulk, ',')
+	}
+	c.bulk = append(c.bulk, v...)
+	c.rows++
+	return 0
+}
+
+func (e *env) bulkFlush(L *lua.LState, c *connection) {
+	q := string(c.bulk)
+	k, err := e.session().ExecCounted(q)
+	if err != nil {
+		e.raiseSQL(L, c, q, err, false)
+	}
+	e.count(k)
+	c.bulk, c.rows = c.bulk[:c.head], 0
+}
+
+func (e *env) bulkDone(L *lua.LState) int {
+	c := checkConn(L)
+	if c.rows > 0 {
+		e.bulkFlush(L, c)
+	}
+	c.bulk, c.head = nil, 0
+	return 0
+}

@@ -1,0 +1,151 @@
+package script
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/random"
+	"github.com/oltpbench/oltpbench/internal/worker"
+)
+
+// Version is the sysbench version scripts see.
+const Version = "1.0.20"
+
+// env is what one Lua state's sysbench API works on: its thread, options,
+// random numbers and connections.
+type env struct {
+	command string
+	tid     int
+	opt     map[string]lua.LValue // sysbench.opt
+	rand    *random.Rand
+	dists   map[string]*random.Dist // rand_type's and the named distributions
+	out     io.Writer
+	thread  *worker.Thread // counters; nil before a run
+	ignore  conn.ErrorSet
+	// session is the thread's connection, which drv:connect() returns (a
+	// new one after a reconnect).
+	session func() *worker.Session
+	// uniq and uniqNext give sysbench.rand.unique its run-wide sequence.
+	uniq     *random.UniqueSeq
+	uniqNext func() uint32
+	// raised is the last SQL error the API raised, with its Go error, so
+	// that an event failing with it is judged by the runner's policy.
+	raised    lua.LValue
+	raisedErr error
+}
+
+// count adds one statement of kind c to the thread's counters.
+func (e *env) count(c measure.Counter) {
+	if e.thread != nil {
+		e.thread.Add(c, 1)
+	}
+}
+
+// newState makes a Lua state with the standard libraries and sysbench's
+// API, its require path the script's folder, LUA_PATH and InstalledDir.
+func (s *Script) newState(e *env) *lua.LState {
+	L := lua.NewState(lua.Options{SkipOpenLibs: false})
+	if e.out == nil {
+		e.out = os.Stdout
+	}
+	pkg := L.GetGlobal("package").(*lua.LTable)
+	paths := []string{filepath.Join(filepath.Dir(s.Path), "?.lua")}
+	if lp := os.Getenv("LUA_PATH"); lp != "" {
+		paths = append(paths, strings.Split(lp, ";")...)
+	}
+	paths = append(paths, "./?.lua", filepath.Join(InstalledDir, "?.lua"))
+	L.SetField(pkg, "path", lua.LString(strings.Join(paths, ";")))
+	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
+		var parts []string
+		for i := 1; i <= L.GetTop(); i++ {
+			parts = append(parts, L.ToStringMeta(L.Get(i)).String())
+		}
+		fmt.Fprintln(e.out, strings.Join(parts, "\t"))
+		return 0
+	}))
+	L.SetField(L.GetGlobal("string").(*lua.LTable), "format", L.NewFunction(strFormat))
+	sb := L.NewTable()
+	L.SetGlobal("sysbench", sb)
+	L.SetField(sb, "version", lua.LString(Version))
+	L.SetField(sb, "version_string", lua.LString("sysbench "+Version))
+	L.SetField(sb, "tid", lua.LNumber(e.tid))
+	L.SetGlobal("thread_id", lua.LNumber(e.tid)) // the 0.5-era name
+	opt := L.NewTable()
+	for k, v := range e.opt {
+		opt.RawSetString(k, v)
+	}
+	L.SetField(sb, "opt", opt)
+	cmdline := L.NewTable()
+	if e.command != "" {
+		L.SetField(cmdline, "command", lua.LString(e.command))
+	}
+	L.SetField(cmdline, "PARALLEL_COMMAND", lua.LTrue)
+	L.SetField(cmdline, "script_path", lua.LString(s.Path))
+	L.SetField(sb, "cmdline", cmdline)
+	L.SetField(sb, "hooks", L.NewTable())
+	errs := L.NewTable()
+	L.SetField(errs, "RESTART_EVENT", lua.LNumber(restartEvent))
+	L.SetField(sb, "error", errs)
+	L.SetField(sb, "rand", e.randTable(L))
+	L.SetField(sb, "sql", e.sqlTable(L))
+	L.SetField(sb, "histogram", L.NewTable())
+	L.SetField(sb, "report_default", L.NewFunction(func(*lua.LState) int { return 0 }))
+	L.PreloadModule("ffi", e.ffiModule)
+	e.legacy(L)
+	return L
+}
+
+// restartEvent is sysbench.error.RESTART_EVENT: an error the script's event
+// raised that --mysql-ignore-errors covers; the event runs again.
+const restartEvent = 1
+
+// ffiModule is what scripts get from require("ffi"): LuaJIT's FFI cannot be
+// had in pure Go, so cdef accepts declarations and C offers the functions
+// scripts call through it; any other stops the script naming it.
+func (e *env) ffiModule(L *lua.LState) int {
+	m := L.NewTable()
+	L.SetField(m, "cdef", L.NewFunction(func(*lua.LState) int { return 0 }))
+	c := L.NewTable()
+	counters := map[string]measure.Counter{"SB_CNT_READ": measure.Reads, "SB_CNT_WRITE": measure.Writes,
+		"SB_CNT_OTHER": measure.Others, "SB_CNT_ERROR": measure.Errors, "SB_CNT_RECONNECT": measure.Reconnects}
+	ids := map[measure.Counter]int{}
+	i := 0
+	for _, n := range []string{"SB_CNT_OTHER", "SB_CNT_READ", "SB_CNT_WRITE", "SB_CNT_TRX", "SB_CNT_ERROR", "SB_CNT_RECONNECT"} {
+		L.SetField(c, n, lua.LNumber(i))
+		if k, ok := counters[n]; ok {
+			ids[k] = i
+		}
+		i++
+	}
+	byID := map[int]measure.Counter{}
+	for k, v := range ids {
+		byID[v] = k
+	}
+	L.SetField(c, "sb_counter_inc", L.NewFunction(func(L *lua.LState) int {
+		if k, ok := byID[L.CheckInt(2)]; ok {
+			e.count(k)
+		}
+		return 0
+	}))
+	L.SetField(c, "usleep", L.NewFunction(func(L *lua.LState) int {
+		time.Sleep(time.Duration(L.CheckInt64(1)) * time.Microsecond)
+		return 0
+	}))
+	mt := L.NewTable()
+	L.SetField(mt, "__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("ffi.C.%s is not available in oltpbench's Lua (no LuaJIT FFI): only sb_counter_inc and usleep are", L.CheckString(2))
+		return 0
+	}))
+	L.SetMetatable(c, mt)
+	L.SetField(m, "C", c)
+	L.Push(m)
+	return 1
+}
