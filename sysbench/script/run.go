@@ -31,8 +31,8 @@ type Config struct {
 
 // Run is a script bound to one run: it makes a Lua state per thread.
 type Run struct {
-	s    *Script
-	c    Config
+	s      *Script
+	c      Config
 	uniq   *random.UniqueSeq
 	next   atomic.Uint32
 	main   *lua.LState // init and done run here
