@@ -252,6 +252,9 @@ func (s *suite) Dataset() dataset.Dataset {
 }
 
 func (s *suite) Sizes() map[string]string {
+	if s.script != nil { // what ran: the script, by path and content
+		return map[string]string{"script": s.script.Path, "script_sha256": s.script.SHA256}
+	}
 	return map[string]string{"tables": strconv.Itoa(s.o.Tables), "table_size": strconv.FormatInt(s.o.TableSize, 10)}
 }
 

@@ -236,7 +236,7 @@ func (s *suite) setupScript(st *workload.Setup, command string) error {
 		return nil
 	}
 	if !s.script.Has["event"] {
-		return fmt.Errorf("%s has no event function, so it has no run command", s.script.Path)
+		return &workload.Message{Text: fmt.Sprintf("FATAL: cannot find the event() function in %s", s.script.Path)}
 	}
 	return s.setupRun()
 }

@@ -234,3 +234,64 @@ func TestLuaAPISideBySide(t *testing.T) {
 		}
 	}
 }
+
+// An event whose statement fails with an error in --mysql-ignore-errors is
+// restarted after sysbench.hooks.before_restart_event, and counted, as
+// sysbench does (testdata/lua/restart.lua).
+func TestLuaRestartEvent(t *testing.T) {
+	needSysbench(t)
+	sbDB, obDB := luaDBs(t, "lua_restart")
+	dir, _ := filepath.Abs("testdata/lua")
+	for _, command := range []string{"prepare", "run", "cleanup"} {
+		args := []string{"restart.lua", "--events=20", "--time=0", "--mysql-ignore-errors=1054", command}
+		a, ca := runIn(t, dir, "sysbench", append(args, luaConn(sbDB)...)...)
+		b, cb := runIn(t, dir, binPath, append([]string{"sysbench"}, append(args, luaConn(obDB)...)...)...)
+		if ca != 0 || cb != 0 {
+			t.Fatalf("%s: exit %d, sysbench %d\n%s", command, cb, ca, b)
+		}
+		if command != "run" {
+			continue
+		}
+		if !strings.Contains(b, "restart\ttrue\t1054\t42S22") || !strings.Contains(b, "events tried\t29\trestarts\t9") {
+			t.Errorf("the hook did not see the restarts:\n%s", b)
+		}
+		if ca, cb := counts(a), counts(b); fmt.Sprint(ca) != fmt.Sprint(cb) || cb["ignored errors"] != "9" {
+			t.Errorf("counts %v, sysbench %v", cb, ca)
+		}
+	}
+}
+
+// Bad scripts get sysbench's FATAL line and a non-zero exit: a syntax error
+// and a runtime error with file and line, run without event, an unknown
+// command, a script that is not there.
+func TestLuaBadInput(t *testing.T) {
+	needSysbench(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"syntax.lua":  "function event(\n  x = = 1\nend\n",
+		"runtime.lua": "function event()\n  local t = nil\n  return t.x\nend\n",
+		"noevent.lua": "function prepare()\n  print(\"p\")\nend\n",
+	}
+	for n, src := range files {
+		os.WriteFile(filepath.Join(dir, n), []byte(src), 0o644)
+	}
+	db := "lua_bad"
+	freshDB(t, db)
+	openDB(t, "").Exec("CREATE DATABASE " + db)
+	for _, c := range []struct {
+		args []string
+		want string // the FATAL line both print, or its start
+	}{
+		{[]string{"syntax.lua", "run"}, "FATAL: syntax.lua:2: "},
+		{[]string{"runtime.lua", "--events=1", "run"}, "FATAL: `thread_run' function failed: runtime.lua:3: "},
+		{[]string{"noevent.lua", "run"}, "FATAL: cannot find the event() function in noevent.lua"},
+		{[]string{"noevent.lua", "frobnicate"}, "Unknown command: frobnicate"},
+		{[]string{"missing.lua", "run"}, "FATAL: Cannot find benchmark 'missing.lua': no such built-in test, file or module"},
+	} {
+		a, ca := runIn(t, dir, "sysbench", append(c.args, luaConn(db)...)...)
+		b, cb := runIn(t, dir, binPath, append([]string{"sysbench"}, append(c.args, luaConn(db)...)...)...)
+		if ca == 0 || cb == 0 || !strings.Contains(a, c.want) || !strings.Contains(b, c.want) {
+			t.Errorf("%v: exit %d (sysbench %d), want %q in both\n--- sysbench\n%s\n--- oltpbench\n%s", c.args, cb, ca, c.want, a, b)
+		}
+	}
+}

@@ -8,9 +8,11 @@ package script
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -109,6 +111,8 @@ func Load(path, command string) (*Script, error) {
 	return s, nil
 }
 
+var parseErr = regexp.MustCompile(`^(.*) line:(\d+)\(column:\d+\) near '(.*)':\s+(.*)$`)
+
 // compile parses a Lua chunk once; every thread's state runs the same proto.
 func compile(path string, src []byte) (*lua.FunctionProto, error) {
 	text := string(src)
@@ -121,7 +125,13 @@ func compile(path string, src []byte) (*lua.FunctionProto, error) {
 	}
 	chunk, err := parse.Parse(strings.NewReader(text), path)
 	if err != nil {
-		return nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
+		// gopher-lua says "f.lua line:2(column:5) near '=':   syntax error";
+		// Lua (and sysbench) "f.lua:2: ... near '='".
+		msg := strings.TrimSpace(err.Error())
+		if m := parseErr.FindStringSubmatch(msg); m != nil {
+			msg = fmt.Sprintf("%s:%s: %s near '%s'", m[1], m[2], strings.TrimSpace(m[4]), m[3])
+		}
+		return nil, errors.New(msg)
 	}
 	return lua.Compile(chunk, path)
 }
