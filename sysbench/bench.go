@@ -326,11 +326,11 @@ func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 		return sr, nil
 	}
 	s.o.Threads = c.Threads
-	r, err := s.newScriptRun(c.Seed, c.Out)
+	r, err := s.newScriptRun(c.Seed, c.Out, sr.rep)
 	if err != nil {
 		return nil, err
 	}
-	sr.events, sr.done = r, r.Done
+	sr.events, sr.done, sr.script = r, r.Done, r
 	return sr, nil
 }
 
@@ -340,10 +340,11 @@ type suiteRun struct {
 		Ops() []string
 		NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error)
 	}
-	done func() error // the script's done
-	s    *suite
-	c    workload.RunConfig
-	rep  *Report
+	done   func() error // the script's done
+	script *script.Run  // a script's run, whose report hooks replace the reports
+	s      *suite
+	c      workload.RunConfig
+	rep    *Report
 }
 
 func (r *suiteRun) Ops() []string { return r.events.Ops() }
@@ -357,10 +358,26 @@ func (r *suiteRun) Header() {
 		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup, StartedLater: r.done != nil})
 }
 
-func (r *suiteRun) Interval(iv measure.Interval) { r.rep.Interval(iv) }
-func (r *suiteRun) Checkpoint(f measure.Final)   { r.rep.Checkpoint(f) }
+func (r *suiteRun) Interval(iv measure.Interval) {
+	if r.script != nil && r.script.HasHook("report_intermediate") {
+		if err := r.script.Report("report_intermediate", r.rep.Stat(iv)); err != nil {
+			fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
+		}
+		return
+	}
+	r.rep.Interval(iv)
+}
+func (r *suiteRun) Checkpoint(f measure.Final) { r.rep.Checkpoint(f) }
 func (r *suiteRun) Final(f *measure.Final) (map[string]float64, map[string]string) {
-	r.rep.Final(f)
+	r.rep.EndJSON()
+	if r.script != nil && r.script.HasHook("report_cumulative") {
+		if err := r.script.Report("report_cumulative", r.rep.CumulativeStat(f)); err != nil {
+			fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
+		}
+		r.rep.EndJSON()
+	} else {
+		r.rep.Final(f)
+	}
 	if r.done != nil {
 		if err := r.done(); err != nil {
 			fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)

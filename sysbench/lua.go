@@ -202,12 +202,12 @@ func (s *suite) scriptCommands() []string {
 }
 
 // newScriptRun binds the script to a run.
-func (s *suite) newScriptRun(seed uint64, out io.Writer) (*script.Run, error) {
+func (s *suite) newScriptRun(seed uint64, out io.Writer, rep *Report) (*script.Run, error) {
 	cfg, err := s.scriptConfig(seed, out)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Threads = s.o.Threads
+	cfg.Threads, cfg.Reports = s.o.Threads, rep
 	return s.script.NewRun(cfg)
 }
 

@@ -24,6 +24,7 @@ type Report struct {
 	Percentiles []float64 // --percentiles: extra lines in the final report
 	Histogram   bool      // --histogram
 	Rate        bool
+	jsonOpen    bool // PrintJSON has opened its array
 }
 
 // Header prints what sysbench prints before the threads start.
@@ -79,24 +80,92 @@ func PrintHeader(w io.Writer, h Header) {
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
 
 // Interval prints one interval line.
-func (r *Report) Interval(iv measure.Interval) {
-	s := iv.Length.Seconds()
-	if s <= 0 {
-		s = 1
-	}
+func (r *Report) Interval(iv measure.Interval) { r.PrintStat(r.Stat(iv)) }
+
+// Stat is an interval report as sysbench's report hooks see it: counts
+// over time_interval seconds, at time_total.
+func (r *Report) Stat(iv measure.Interval) map[string]float64 {
 	c := iv.Counts
-	q := c.Get(measure.Reads) + c.Get(measure.Writes) + c.Get(measure.Others)
 	lat := 0.0
 	if r.Percentile > 0 && len(iv.Hists) > 0 {
 		lat = percentileMs(merged(iv.Hists), r.Percentile)
 	}
-	fmt.Fprintf(r.W, "[ %ss ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",
-		elapsed(iv.Elapsed), iv.Running, float64(c.Get(measure.Events))/s, float64(q)/s,
-		float64(c.Get(measure.Reads))/s, float64(c.Get(measure.Writes))/s, float64(c.Get(measure.Others))/s,
-		pctName(r.Percentile), lat, float64(c.Get(measure.Errors))/s, float64(c.Get(measure.Reconnects))/s)
-	if r.Rate {
-		fmt.Fprintf(r.W, "[ %ss ] queue length: %d, concurrency: %d\n", elapsed(iv.Elapsed), iv.QueueLength, iv.Concurrency)
+	return map[string]float64{"time_total": iv.Elapsed.Seconds(), "time_interval": iv.Length.Seconds(),
+		"threads_running": float64(iv.Running), "events": float64(c.Get(measure.Events)), "reads": float64(c.Get(measure.Reads)),
+		"writes": float64(c.Get(measure.Writes)), "other": float64(c.Get(measure.Others)), "errors": float64(c.Get(measure.Errors)),
+		"reconnects": float64(c.Get(measure.Reconnects)), "latency_pct": lat, "queue_length": float64(iv.QueueLength),
+		"concurrency": float64(iv.Concurrency)}
+}
+
+// rates are a stat's figures per second.
+func rates(st map[string]float64) (tps, qps, rd, wr, ot, errs, reconn float64) {
+	s := st["time_interval"]
+	if s <= 0 {
+		s = 1
 	}
+	return st["events"] / s, (st["reads"] + st["writes"] + st["other"]) / s, st["reads"] / s, st["writes"] / s,
+		st["other"] / s, st["errors"] / s, st["reconnects"] / s
+}
+
+// PrintStat prints an interval's line.
+func (r *Report) PrintStat(st map[string]float64) { r.printStat(st, "err/s:") }
+
+// PrintDefault prints an interval's line as sysbench.report_default does
+// (its "err/s" has no colon, unlike sysbench's own interval lines).
+func (r *Report) PrintDefault(st map[string]float64) { r.printStat(st, "err/s") }
+
+func (r *Report) printStat(st map[string]float64, errs string) {
+	tps, qps, rd, wr, ot, e, reconn := rates(st)
+	at := elapsed(time.Duration(st["time_total"] * float64(time.Second)))
+	fmt.Fprintf(r.W, "[ %ss ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f %s %4.2f reconn/s: %4.2f\n",
+		at, int(st["threads_running"]), tps, qps, rd, wr, ot, pctName(r.Percentile), st["latency_pct"], errs, e, reconn)
+	if r.Rate {
+		fmt.Fprintf(r.W, "[ %ss ] queue length: %d, concurrency: %d\n", at, int64(st["queue_length"]), int64(st["concurrency"]))
+	}
+}
+
+// PrintCSV prints a stat as sysbench.report_csv does.
+func (r *Report) PrintCSV(st map[string]float64) {
+	tps, qps, rd, wr, ot, errs, reconn := rates(st)
+	fmt.Fprintf(r.W, "%.0f,%d,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f\n", st["time_total"], int(st["threads_running"]),
+		tps, qps, rd, wr, ot, st["latency_pct"], errs, reconn)
+}
+
+// PrintJSON prints a stat as sysbench.report_json does: the records of a
+// run as one array, opened by the first and closed by EndJSON.
+func (r *Report) PrintJSON(st map[string]float64) {
+	tps, qps, rd, wr, ot, errs, reconn := rates(st)
+	sep := ",\n"
+	if !r.jsonOpen {
+		sep, r.jsonOpen = "[\n", true
+	}
+	fmt.Fprintf(r.W, "%s  {\n    \"time\": %4.0f,\n    \"threads\": %d,\n    \"tps\": %4.2f,\n    \"qps\": {\n      \"total\": %4.2f,\n      \"reads\": %4.2f,\n      \"writes\": %4.2f,\n      \"other\": %4.2f\n    },\n    \"latency\": %4.2f,\n    \"errors\": %4.2f,\n    \"reconnects\": %4.2f\n  }",
+		sep, st["time_total"], int(st["threads_running"]), tps, qps, rd, wr, ot, st["latency_pct"], errs, reconn)
+}
+
+// EndJSON closes the array PrintJSON opened, if it did.
+func (r *Report) EndJSON() {
+	if r.jsonOpen {
+		fmt.Fprintf(r.W, "\n]\n")
+		r.jsonOpen = false
+	}
+}
+
+// CumulativeStat is the whole run as sysbench's report_cumulative hook sees it.
+func (r *Report) CumulativeStat(f *measure.Final) map[string]float64 {
+	c := f.Counts
+	h := merged(f.Hists)
+	st := map[string]float64{"time_total": f.SinceStart.Seconds(), "time_interval": f.Elapsed.Seconds(), "threads_running": 0,
+		"events": float64(c.Get(measure.Events)), "reads": float64(c.Get(measure.Reads)), "writes": float64(c.Get(measure.Writes)),
+		"other": float64(c.Get(measure.Others)), "errors": float64(c.Get(measure.Errors)), "reconnects": float64(c.Get(measure.Reconnects)),
+		"latency_min": float64(f.MinUs) / 1000, "latency_max": float64(f.MaxUs) / 1000, "latency_sum": float64(f.SumUs) / 1000}
+	if n := c.Get(measure.Events); n > 0 {
+		st["latency_avg"] = float64(f.SumUs) / 1000 / float64(n)
+	}
+	if r.Percentile > 0 {
+		st["latency_pct"] = percentileMs(h, r.Percentile)
+	}
+	return st
 }
 
 func elapsed(d time.Duration) string {

@@ -295,3 +295,37 @@ func TestLuaBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Report hooks replace the interval lines and the final report, and
+// sysbench.report_csv, report_json and report_default print as sysbench's
+// (testdata/lua/report.lua). How many intervals a run prints depends on
+// timing, so the distinct lines are compared.
+func TestLuaReportHooks(t *testing.T) {
+	needSysbench(t)
+	dir, _ := filepath.Abs("testdata/lua")
+	db := "lua_report"
+	freshDB(t, db)
+	openDB(t, "").Exec("CREATE DATABASE " + db)
+	args := append([]string{"report.lua", "--time=2", "--report-interval=1", "run"}, luaConn(db)...)
+	a, ca := runIn(t, dir, "sysbench", args...)
+	b, cb := runIn(t, dir, binPath, append([]string{"sysbench"}, args...)...)
+	if ca != 0 || cb != 0 {
+		t.Fatalf("exit %d, sysbench %d\n%s", cb, ca, b)
+	}
+	distinct := func(s string) []string {
+		seen := map[string]bool{}
+		var out []string
+		for _, l := range masked(s) {
+			if !seen[l] && !strings.HasPrefix(l, "Running script ") {
+				seen[l] = true
+				out = append(out, l)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	sameLines(t, "report hooks", distinct(a), distinct(b))
+	if strings.Contains(b, "SQL statistics:") {
+		t.Errorf("report_cumulative did not replace the final report:\n%s", b)
+	}
+}

@@ -27,6 +27,14 @@ type Config struct {
 	Ignore   conn.ErrorSet
 	Out      io.Writer // print
 	Threads  int       // of a run: "Threads started!" once all are initialized
+	Reports  Reports   // sysbench.report_default, report_csv, report_json
+}
+
+// Reports print a stat table's figures as sysbench's report functions do.
+type Reports interface {
+	PrintDefault(stat map[string]float64)
+	PrintCSV(stat map[string]float64)
+	PrintJSON(stat map[string]float64)
 }
 
 // Run is a script bound to one run: it makes a Lua state per thread.
@@ -60,7 +68,27 @@ func (r *Run) env(command string, tid int, th *worker.Thread) *env {
 	rnd := random.NewRand(r.c.Seed, uint64(tid))
 	rnd.SetDist(r.c.Dists["default"])
 	return &env{command: command, tid: tid, opt: r.c.Opt, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th,
-		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }}
+		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }, reports: r.c.Reports}
+}
+
+// HasHook says whether the script set sysbench.hooks[name]
+// (report_intermediate, report_cumulative).
+func (r *Run) HasHook(name string) bool {
+	hooks, ok := r.main.GetGlobal("sysbench").(*lua.LTable).RawGetString("hooks").(*lua.LTable)
+	if !ok {
+		return false
+	}
+	_, ok = hooks.RawGetString(name).(*lua.LFunction)
+	return ok
+}
+
+// Report calls the report hook name with a stat table of the figures.
+func (r *Run) Report(name string, stat map[string]float64) error {
+	t := r.main.NewTable()
+	for k, v := range stat {
+		t.RawSetString(k, lua.LNumber(v))
+	}
+	return hook(r.main, name, t)
 }
 
 // Done calls the script's done, after the threads.

@@ -40,6 +40,7 @@ type env struct {
 	// that an event failing with it is judged by the runner's policy.
 	raised    lua.LValue
 	raisedErr error
+	reports   Reports
 }
 
 // count adds one statement of kind c to the thread's counters.
@@ -97,7 +98,22 @@ func (s *Script) newState(e *env) *lua.LState {
 	L.SetField(sb, "rand", e.randTable(L))
 	L.SetField(sb, "sql", e.sqlTable(L))
 	L.SetField(sb, "histogram", L.NewTable())
-	L.SetField(sb, "report_default", L.NewFunction(func(*lua.LState) int { return 0 }))
+	for name, print := range map[string]func(Reports, map[string]float64){
+		"report_default": Reports.PrintDefault, "report_csv": Reports.PrintCSV, "report_json": Reports.PrintJSON} {
+		L.SetField(sb, name, L.NewFunction(func(L *lua.LState) int {
+			if e.reports == nil {
+				return 0
+			}
+			stat := map[string]float64{}
+			L.CheckTable(1).ForEach(func(k, v lua.LValue) {
+				if n, ok := v.(lua.LNumber); ok {
+					stat[k.String()] = float64(n)
+				}
+			})
+			print(e.reports, stat)
+			return 0
+		}))
+	}
 	L.PreloadModule("ffi", e.ffiModule)
 	e.legacy(L)
 	return L
