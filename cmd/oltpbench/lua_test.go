@@ -235,6 +235,35 @@ func TestLuaAPISideBySide(t *testing.T) {
 	}
 }
 
+// The 0.5-era db_* and sb_rand* API runs as in sysbench 1.0.20
+// (testdata/lua/legacy.lua): output, counts and the table it leaves.
+func TestLuaLegacyAPI(t *testing.T) {
+	needSysbench(t)
+	sbDB, obDB := luaDBs(t, "lua_legacy")
+	dir, _ := filepath.Abs("testdata/lua")
+	for _, command := range []string{"prepare", "run", "cleanup"} {
+		args := []string{"legacy.lua", "--events=1", "--time=0", command}
+		a, ca := runIn(t, dir, "sysbench", append(args, luaConn(sbDB)...)...)
+		b, cb := runIn(t, dir, binPath, append([]string{"sysbench"}, append(args, luaConn(obDB)...)...)...)
+		if ca != 0 || cb != 0 {
+			t.Fatalf("%s: exit %d, sysbench %d\n%s", command, cb, ca, b)
+		}
+		var keep []string
+		for _, l := range strings.SplitAfter(b, "\n") {
+			if !strings.HasPrefix(l, "Running script ") {
+				keep = append(keep, l)
+			}
+		}
+		sameLines(t, "legacy.lua "+command, masked(a), masked(strings.Join(keep, "")))
+		if command == "run" {
+			if ca, cb := counts(a), counts(b); fmt.Sprint(ca) != fmt.Sprint(cb) {
+				t.Errorf("legacy.lua counts %v, sysbench %v", cb, ca)
+			}
+			sameTables(t, "legacy.lua run", sbDB, obDB)
+		}
+	}
+}
+
 // An event whose statement fails with an error in --mysql-ignore-errors is
 // restarted after sysbench.hooks.before_restart_event, and counted, as
 // sysbench does (testdata/lua/restart.lua).

@@ -1,11 +1,14 @@
 package script
 
 import (
+	"sync"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
 // legacy sets the globals of the 0.5-era API that older scripts (and
-// oltp_common.lua's prepare) call: sb_rand*, rand_*.
+// oltp_common.lua's prepare) call: sb_rand*, rand_*, and db_* written in
+// Lua on top of sysbench.sql below.
 func (e *env) legacy(L *lua.LState) {
 	rnd := L.GetGlobal("sysbench").(*lua.LTable).RawGetString("rand").(*lua.LTable)
 	alias := map[string]string{
@@ -19,4 +22,52 @@ func (e *env) legacy(L *lua.LState) {
 	for global, name := range alias {
 		L.SetGlobal(global, rnd.RawGetString(name))
 	}
+	L.Push(L.NewFunctionFromProto(legacyProto()))
+	if err := L.PCall(0, 0, nil); err != nil {
+		panic("script: the legacy API does not load: " + err.Error())
+	}
 }
+
+// legacyDB is the 0.5-era db_* API as sysbench 1.0 keeps it, on one
+// connection per thread that db_connect opens.
+const legacyDB = `
+local con
+DB_ERROR_NONE, DB_ERROR_RESTART_TRANSACTION, DB_ERROR_FAILED = 0, 1, 2
+function db_connect() con = sysbench.sql.driver():connect() end
+function db_disconnect() if con then con:disconnect() end end
+function db_query(q) con:query(q) end
+function db_bulk_insert_init(q) con:bulk_insert_init(q) end
+function db_bulk_insert_next(v) con:bulk_insert_next(v) end
+function db_bulk_insert_done() con:bulk_insert_done() end
+function db_prepare(q) return {stmt = con:prepare(q)} end
+function db_bind_param(s, params)
+  local t = sysbench.sql.type
+  s.values, s.binds = params, {}
+  for i, v in ipairs(params) do
+    if type(v) == "number" then
+      s.binds[i] = s.stmt:bind_create(t.BIGINT)
+    else
+      s.binds[i] = s.stmt:bind_create(t.VARCHAR, 65535)
+    end
+  end
+  s.stmt:bind_param(unpack(s.binds))
+end
+function db_bind_result() end
+function db_execute(s)
+  for i, b in ipairs(s.binds or {}) do b:set(s.values[i]) end
+  return s.stmt:execute()
+end
+function db_close(s) s.stmt:close() end
+function db_store_results() end
+function db_free_results() end
+`
+
+var legacyOnce = sync.OnceValue(func() *lua.FunctionProto {
+	p, err := compile("legacy", []byte(legacyDB))
+	if err != nil {
+		panic("script: the legacy API does not compile: " + err.Error())
+	}
+	return p
+})
+
+func legacyProto() *lua.FunctionProto { return legacyOnce() }
