@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/result"
 )
 
 // Lua scripts run under the real sysbench 1.0.20 and under oltpbench with
@@ -356,5 +359,42 @@ func TestLuaReportHooks(t *testing.T) {
 	sameLines(t, "report hooks", distinct(a), distinct(b))
 	if strings.Contains(b, "SQL statistics:") {
 		t.Errorf("report_cumulative did not replace the final report:\n%s", b)
+	}
+}
+
+// A script takes the run modes of the native tests: a thread list into a
+// result folder (each result names the script by path and SHA-256), a dry
+// run without a server, and report compare over the results.
+func TestLuaRunModes(t *testing.T) {
+	needServer(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "select.lua")
+	os.WriteFile(path, []byte("function event()\n  sysbench.sql.driver():connect():query(\"SELECT 1\")\nend\n"), 0o644)
+	res := filepath.Join(dir, "res")
+	r := ob(t, nil, append([]string{"sysbench", path, "--threads=1,2", "--time=1", "--result-dir=" + res, "run"}, luaConn("mysql")...)...)
+	mustOK(t, r, "thread list")
+	files, _ := filepath.Glob(filepath.Join(res, "*.json"))
+	if len(files) != 2 {
+		t.Fatalf("result files %v", files)
+	}
+	for _, f := range files {
+		rr, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rr.Workload != "sysbench/select" || rr.Dataset["script"] != path || len(rr.Dataset["script_sha256"]) != 64 || rr.Totals["reads"] == 0 {
+			t.Errorf("%s: workload %s, dataset %v, totals %v", f, rr.Workload, rr.Dataset, rr.Totals)
+		}
+	}
+	r = ob(t, nil, "report", "compare", "--baseline", res, "--candidate", res)
+	mustOK(t, r, "report compare")
+	if !strings.Contains(r.stdout, "sysbench/select") {
+		t.Errorf("compare does not show the script's results:\n%s", r.stdout)
+	}
+	// --mysql-dry-run: no server at all (the port is closed), every statement a no-op.
+	r = ob(t, nil, "sysbench", path, "--mysql-dry-run", "--events=100", "--time=0", "--mysql-port=1", "run")
+	mustOK(t, r, "dry run")
+	if m := counts(r.stdout); m["transactions"] != "100" {
+		t.Errorf("dry run: %v\n%s", m, r.stdout)
 	}
 }

@@ -37,7 +37,13 @@ type statement struct {
 	c      *connection
 	st     *worker.Stmt
 	query  string
+	rows   bool // the statement answers with a result set
 	params []*param
+	// rs is the result every execute returns, reused: a prepared
+	// statement's rows are counted, not kept (sysbench cannot fetch them
+	// either), so an execute allocates nothing.
+	rs   *resultSet
+	rsUD *lua.LUserData
 }
 
 // param is one bound value of a statement (stmt:bind_create).
@@ -50,7 +56,11 @@ type resultSet struct {
 	rows  [][]lua.LValue
 	next  int
 	nflds int
+	count int // rows counted but not kept (a prepared statement's)
 }
+
+// nrows is the result's row count.
+func (rs *resultSet) nrows() int { return len(rs.rows) + rs.count }
 
 // sqlTable is sysbench.sql: the driver, types and error kinds.
 func (e *env) sqlTable(L *lua.LState) *lua.LTable {
@@ -135,7 +145,7 @@ func (e *env) registerTypes(L *lua.LState) {
 		rs := L.CheckUserData(1).Value.(*resultSet)
 		switch L.CheckString(2) {
 		case "nrows":
-			L.Push(lua.LNumber(len(rs.rows)))
+			L.Push(lua.LNumber(rs.nrows()))
 		case "nfields":
 			L.Push(lua.LNumber(rs.nflds))
 		default:
@@ -167,12 +177,16 @@ func returnsRows(q string) bool {
 	if i < 0 {
 		i = len(q)
 	}
-	switch strings.ToUpper(q[:i]) {
-	case "SELECT", "SHOW", "WITH", "EXPLAIN", "DESCRIBE", "DESC", "VALUES", "TABLE", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR", "CALL", "CHECKSUM", "HELP":
-		return true
+	for _, k := range rowKeywords {
+		if strings.EqualFold(q[:i], k) {
+			return true
+		}
 	}
 	return false
 }
+
+var rowKeywords = []string{"SELECT", "SHOW", "WITH", "EXPLAIN", "DESCRIBE", "DESC", "VALUES", "TABLE", "ANALYZE", "CHECK",
+	"OPTIMIZE", "REPAIR", "CALL", "CHECKSUM", "HELP"}
 
 // conQuery is con:query(sql): a result set for statements that return
 // rows, else an empty result.
@@ -255,6 +269,9 @@ func (e *env) conQueryRow(L *lua.LState) int {
 func (e *env) fetchRow(L *lua.LState) int {
 	rs := L.CheckUserData(1).Value.(*resultSet)
 	if rs.next >= len(rs.rows) {
+		if rs.count > 0 { // sysbench's words for a prepared statement's rows
+			fmt.Fprintf(e.out, "ALERT: attempt to fetch row from an empty result set\n")
+		}
 		L.Push(lua.LNil)
 		return 1
 	}
@@ -320,7 +337,11 @@ func (e *env) conPrepare(L *lua.LState) int {
 	if err != nil {
 		e.raiseSQL(L, c, q, err, false)
 	}
-	e.pushUD(L, &statement{c: c, st: st, query: q}, "sql_statement")
+	stmt := &statement{c: c, st: st, query: q, rows: returnsRows(q), rs: &resultSet{}}
+	stmt.rsUD = L.NewUserData()
+	stmt.rsUD.Value = stmt.rs
+	L.SetMetatable(stmt.rsUD, L.GetTypeMetatable("sql_result"))
+	e.pushUD(L, stmt, "sql_statement")
 	return 1
 }
 
@@ -401,14 +422,13 @@ func (e *env) stmtExecute(L *lua.LState) int {
 			s.st.Null(i)
 		}
 	}
-	rs := &resultSet{}
+	rs := s.rs
+	rs.rows, rs.next, rs.count = nil, 0, 0
 	var err error
-	if returnsRows(s.query) {
-		_, err = s.st.Scan(func(row []driver.Value) error {
-			rs.rows = append(rs.rows, toLua(row))
-			return nil
-		})
-		rs.nflds = s.st.Columns()
+	if s.rows {
+		var n int
+		n, err = s.st.Query()
+		rs.count, rs.nflds = n, s.st.Columns()
 	} else {
 		err = s.st.Exec()
 	}
@@ -416,7 +436,7 @@ func (e *env) stmtExecute(L *lua.LState) int {
 		e.raiseSQL(L, s.c, s.query, err, true)
 	}
 	e.count(s.st.Counted())
-	e.pushUD(L, rs, "sql_result")
+	L.Push(s.rsUD)
 	return 1
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -53,7 +54,9 @@ func (e *env) count(c measure.Counter) {
 // newState makes a Lua state with the standard libraries and sysbench's
 // API, its require path the script's folder, LUA_PATH and InstalledDir.
 func (s *Script) newState(e *env) *lua.LState {
-	L := lua.NewState(lua.Options{SkipOpenLibs: false})
+	// Small stacks that grow: a thousand threads' states stay small.
+	L := lua.NewState(lua.Options{RegistrySize: 1024, RegistryMaxSize: 256 * 1024, RegistryGrowStep: 256,
+		CallStackSize: 256, MinimizeStackMemory: true})
 	if e.out == nil {
 		e.out = os.Stdout
 	}
@@ -64,6 +67,10 @@ func (s *Script) newState(e *env) *lua.LState {
 	}
 	paths = append(paths, "./?.lua", filepath.Join(InstalledDir, "?.lua"))
 	L.SetField(pkg, "path", lua.LString(strings.Join(paths, ";")))
+	// require compiles a module once for every thread's state.
+	if loaders, ok := L.GetField(pkg, "loaders").(*lua.LTable); ok {
+		loaders.RawSetInt(2, L.NewFunction(func(L *lua.LState) int { return loadModule(L, paths) }))
+	}
 	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
 		var parts []string
 		for i := 1; i <= L.GetTop(); i++ {
@@ -163,5 +170,36 @@ func (e *env) ffiModule(L *lua.LState) int {
 	L.SetMetatable(c, mt)
 	L.SetField(m, "C", c)
 	L.Push(m)
+	return 1
+}
+
+// modules are the compiled modules require loaded, by file.
+var modules sync.Map // path -> *lua.FunctionProto
+
+// loadModule is require's loader of Lua files on the script's path: each
+// file is compiled once, and every state runs the same code.
+func loadModule(L *lua.LState, paths []string) int {
+	name := strings.ReplaceAll(L.CheckString(1), ".", string(os.PathSeparator))
+	var tried []string
+	for _, p := range paths {
+		file := strings.ReplaceAll(p, "?", name)
+		if proto, ok := modules.Load(file); ok {
+			L.Push(L.NewFunctionFromProto(proto.(*lua.FunctionProto)))
+			return 1
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			tried = append(tried, "\n\tno file '"+file+"'")
+			continue
+		}
+		proto, err := compile(file, src)
+		if err != nil {
+			L.RaiseError("%v", err)
+		}
+		modules.Store(file, proto)
+		L.Push(L.NewFunctionFromProto(proto))
+		return 1
+	}
+	L.Push(lua.LString(strings.Join(tried, "")))
 	return 1
 }
