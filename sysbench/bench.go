@@ -177,14 +177,12 @@ func (s *suite) Setup(st *workload.Setup) error {
 	if s.scriptErr != nil {
 		return s.scriptErr
 	}
+	var err error
 	if s.script != nil {
-		return s.setupScript(st, command)
-	}
-	t, err := Lookup(name, command)
-	if err != nil {
+		s.test = &Test{Name: s.script.Name}
+	} else if s.test, err = Lookup(name, command); err != nil {
 		return err
 	}
-	s.test = t
 	st.Verbosity = s.verbosity
 	if s.dbDriver != "mysql" {
 		return &workload.Message{Text: fmt.Sprintf("FATAL: invalid database driver name: '%s'", s.dbDriver),
@@ -199,11 +197,18 @@ func (s *suite) Setup(st *workload.Setup) error {
 		return fmt.Errorf("invalid --db-ps-mode=%s: use auto or disable", s.psMode)
 	}
 	s.o.Threads = st.Threads
-	if err := t.Validate(&s.o, command); err != nil {
-		return err
+	if s.script == nil {
+		if err := s.test.Validate(&s.o, command); err != nil {
+			return err
+		}
 	}
 	if s.dist, err = random.NewDist(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp); err != nil {
 		return err
+	}
+	if s.script != nil {
+		if err := s.checkScript(command); err != nil {
+			return err
+		}
 	}
 	if command != "run" {
 		return nil

@@ -14,7 +14,6 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/options"
-	"github.com/oltpbench/oltpbench/internal/random"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/sysbench/script"
 )
@@ -211,34 +210,15 @@ func (s *suite) newScriptRun(seed uint64, out io.Writer, rep *Report) (*script.R
 	return s.script.NewRun(cfg)
 }
 
-// setupScript checks a script's command line: the command is one it has,
-// and a run's options are valid.
-func (s *suite) setupScript(st *workload.Setup, command string) error {
-	s.test = &Test{Name: s.script.Name}
-	st.Verbosity = s.verbosity
-	switch s.psMode {
-	case "auto":
-		s.o.PreparedStmts = true
-	case "disable":
-		s.o.PreparedStmts = false
-	default:
-		return fmt.Errorf("invalid --db-ps-mode=%s: use auto or disable", s.psMode)
-	}
-	s.o.Threads = st.Threads
-	var err error
-	if s.dist, err = random.NewDist(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp); err != nil {
-		return err
-	}
+// checkScript checks a script's options, and that a run has an event.
+func (s *suite) checkScript(command string) error {
 	if _, err := s.scriptValues(); err != nil {
 		return err
 	}
-	if command != "run" {
-		return nil
-	}
-	if !s.script.Has["event"] {
+	if command == "run" && !s.script.Has["event"] {
 		return &workload.Message{Text: fmt.Sprintf("FATAL: cannot find the event() function in %s", s.script.Path)}
 	}
-	return s.setupRun()
+	return nil
 }
 
 // scriptFront is Front for a script: where it was not found, the Lua error

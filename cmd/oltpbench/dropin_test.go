@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os/exec"
 	"regexp"
 	"sort"
@@ -17,17 +16,7 @@ import (
 // realSysbench runs sysbench; stdout then stderr, as a person reads them.
 func realSysbench(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command("sysbench", args...)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return so.String() + se.String(), code
+	return runIn(t, "", "sysbench", args...)
 }
 
 // ours runs oltpbench sysbench the same way; oltpbench's hint lines (which

@@ -75,17 +75,7 @@ func sameTables(t *testing.T, what, sbDB, obDB string) {
 	t.Helper()
 	describe := func(db string) string {
 		d := openDB(t, db)
-		rows, err := d.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name", db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for rows.Next() {
-			var n string
-			rows.Scan(&n)
-			names = append(names, n)
-		}
-		rows.Close()
+		names := tableNames(t, db, "")
 		var b strings.Builder
 		for _, n := range names {
 			var tn, ddl string

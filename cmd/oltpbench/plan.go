@@ -54,7 +54,7 @@ func planCommand() *cobra.Command {
 				return err
 			}
 			for _, a := range extra {
-				if plan.Reserved(optionName(a)) {
+				if plan.ReservedArg(a) {
 					return fmt.Errorf("%s after -- is the plan's to set: change the plan instead", a)
 				}
 			}
@@ -68,14 +68,6 @@ func planCommand() *cobra.Command {
 	runCmd.Flags().StringVar(&resultDir, "result-dir", "", "folder for the cells' result files; running the plan again into it redoes only the unfinished cells")
 	cmd.AddCommand(show, runCmd)
 	return cmd
-}
-
-func optionName(a string) string {
-	a = strings.TrimLeft(a, "-")
-	if i := strings.IndexByte(a, '='); i >= 0 {
-		a = a[:i]
-	}
-	return strings.ReplaceAll(a, "_", "-")
 }
 
 // loadPlan reads a plan, every step's command line checked by its
@@ -120,22 +112,9 @@ func configure(args []string, command string) (*pipeline, error) {
 		return nil, err
 	}
 	if err := p.setup(command, p.fs.Args()); err != nil {
-		return nil, oneLine(err)
+		return nil, workload.OneLine(err)
 	}
 	return p, nil
-}
-
-// oneLine is an error as one line: a workload's message in another tool's
-// words (sysbench's FATAL line and our hint) keeps the hint.
-func oneLine(err error) error {
-	var m *workload.Message
-	if errors.As(err, &m) {
-		if m.Hint != "" {
-			return errors.New(strings.TrimPrefix(m.Hint, "oltpbench: "))
-		}
-		return errors.New(strings.ReplaceAll(m.Text, "\n", "; "))
-	}
-	return err
 }
 
 // timingFlags names the flags a workload binds to the run's time and

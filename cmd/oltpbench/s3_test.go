@@ -94,20 +94,27 @@ func noSecret(t *testing.T, secret string, outputs []string, dirs ...string) {
 	}
 }
 
-func tableChecksums(t *testing.T, db string) string {
+// tableNames lists db's tables, sorted, but those LIKE except.
+func tableNames(t *testing.T, db, except string) []string {
 	t.Helper()
-	d := openDB(t, db)
-	rows, err := d.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_name NOT LIKE 'oltpbench%' ORDER BY 1", db)
+	rows, err := openDB(t, db).Query("SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_name NOT LIKE ? ORDER BY 1", db, except)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rows.Close()
 	var names []string
 	for rows.Next() {
 		var n string
 		rows.Scan(&n)
 		names = append(names, n)
 	}
-	rows.Close()
+	return names
+}
+
+func tableChecksums(t *testing.T, db string) string {
+	t.Helper()
+	d := openDB(t, db)
+	names := tableNames(t, db, "oltpbench%")
 	var parts []string
 	for _, n := range names {
 		var name string

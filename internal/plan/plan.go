@@ -295,6 +295,15 @@ func Reserved(name string) bool {
 	return ok
 }
 
+// ReservedArg is Reserved for a command-line argument (--name=value).
+func ReservedArg(a string) bool {
+	a = strings.TrimLeft(a, "-")
+	if i := strings.IndexByte(a, '='); i >= 0 {
+		a = a[:i]
+	}
+	return Reserved(a)
+}
+
 func (p *Plan) checkOptions(key string, opts map[string]any) error {
 	for k, v := range opts {
 		n := strings.ReplaceAll(k, "_", "-")

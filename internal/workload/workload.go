@@ -8,8 +8,10 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -230,4 +232,17 @@ func (m *Message) Error() string {
 		return m.Text
 	}
 	return m.Text + "\n" + m.Hint
+}
+
+// OneLine is an error as one line: a Message in another tool's words
+// (sysbench's FATAL line and oltpbench's hint) keeps the hint.
+func OneLine(err error) error {
+	var m *Message
+	if errors.As(err, &m) {
+		if m.Hint != "" {
+			return errors.New(strings.TrimPrefix(m.Hint, "oltpbench: "))
+		}
+		return errors.New(strings.ReplaceAll(m.Text, "\n", "; "))
+	}
+	return err
 }

@@ -203,14 +203,7 @@ func restartDesc(L *lua.LState, errno int) *lua.LTable {
 
 // call calls a global function of the script, if it has one.
 func call(L *lua.LState, name string, args ...lua.LValue) error {
-	fn, ok := L.GetGlobal(name).(*lua.LFunction)
-	if !ok {
-		return nil
-	}
-	if err := L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true}, args...); err != nil {
-		return fmt.Errorf("`%s' function failed: %v", name, luaError(err))
-	}
-	return nil
+	return protect(L, L.GetGlobal(name), "`"+name+"' function", args)
 }
 
 // hook calls sysbench.hooks[name], if the script set it.
@@ -219,12 +212,17 @@ func hook(L *lua.LState, name string, args ...lua.LValue) error {
 	if !ok {
 		return nil
 	}
-	fn, ok := hooks.RawGetString(name).(*lua.LFunction)
+	return protect(L, hooks.RawGetString(name), "sysbench.hooks."+name, args)
+}
+
+// protect calls fn, if it is a function, and words its error.
+func protect(L *lua.LState, fn lua.LValue, what string, args []lua.LValue) error {
+	f, ok := fn.(*lua.LFunction)
 	if !ok {
 		return nil
 	}
-	if err := L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true}, args...); err != nil {
-		return fmt.Errorf("sysbench.hooks.%s failed: %v", name, luaError(err))
+	if err := L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}, args...); err != nil {
+		return fmt.Errorf("%s failed: %v", what, luaError(err))
 	}
 	return nil
 }

@@ -191,17 +191,22 @@ var rowKeywords = []string{"SELECT", "SHOW", "WITH", "EXPLAIN", "DESCRIBE", "DES
 // conQuery is con:query(sql): a result set for statements that return
 // rows, else an empty result.
 func (e *env) conQuery(L *lua.LState) int {
-	c := checkConn(L)
-	q := L.CheckString(2)
-	rs, err := e.query(c, q)
-	if err != nil {
-		e.raiseSQL(L, c, q, err, false)
-	}
-	e.pushUD(L, rs, "sql_result")
+	e.pushUD(L, e.textQuery(L), "sql_result")
 	return 1
 }
 
-func (e *env) query(c *connection, q string) (*resultSet, error) {
+// textQuery runs con:query's and con:query_row's statement, raising its error.
+func (e *env) textQuery(L *lua.LState) *resultSet {
+	c := checkConn(L)
+	q := L.CheckString(2)
+	rs, err := e.query(q)
+	if err != nil {
+		e.raiseSQL(L, c, q, err, false)
+	}
+	return rs
+}
+
+func (e *env) query(q string) (*resultSet, error) {
 	rs := &resultSet{}
 	if !returnsRows(q) {
 		k, err := e.session().ExecCounted(q)
@@ -251,12 +256,7 @@ func toLua(row []driver.Value) []lua.LValue {
 
 // conQueryRow is con:query_row(sql): the first row's values.
 func (e *env) conQueryRow(L *lua.LState) int {
-	c := checkConn(L)
-	q := L.CheckString(2)
-	rs, err := e.query(c, q)
-	if err != nil {
-		e.raiseSQL(L, c, q, err, false)
-	}
+	rs := e.textQuery(L)
 	if len(rs.rows) == 0 {
 		return 0
 	}

@@ -3,19 +3,23 @@
 function event()
   sysbench.sql.driver():connect():query("SELECT 1")
 end
+
+-- keys prints a stat table's fields and their types.
+local function keys(label, stat)
+  local k = {}
+  for name, v in pairs(stat) do k[#k+1] = name .. "=" .. type(v) end
+  table.sort(k)
+  print(label, table.concat(k, " "))
+end
+
 function sysbench.hooks.report_intermediate(stat)
-  local keys = {}
-  for k, v in pairs(stat) do keys[#keys+1] = k .. "=" .. type(v) end
-  table.sort(keys)
-  print("keys", table.concat(keys, " "))
+  keys("keys", stat)
   sysbench.report_csv(stat)
   sysbench.report_json(stat)
   sysbench.report_default(stat)
 end
+
 function sysbench.hooks.report_cumulative(stat)
-  local keys = {}
-  for k, v in pairs(stat) do keys[#keys+1] = k .. "=" .. type(v) end
-  table.sort(keys)
-  print("cumkeys", table.concat(keys, " "))
+  keys("cumkeys", stat)
   sysbench.report_json(stat)
 end
