@@ -79,8 +79,12 @@ func loadPlan(path string, scale float64) (*plan.Plan, []*cells.Cell, error) {
 	}
 	return plan.Load(path, scale, known, timingFlags, func(args []string, command string) error {
 		p, err := configure(args, command)
-		if err == nil && command == "prewarm" && p.w.Hooks().Prewarm == nil {
+		switch {
+		case err != nil:
+		case command == "prewarm" && p.w.Hooks().Prewarm == nil:
 			err = fmt.Errorf("%s has no prewarm", args[0])
+		case p.w.Hooks().Command != nil: // a plan prepares and verifies what the loader records
+			err = fmt.Errorf("%s makes its own dataset (a script): a plan runs built-in tests only for now", p.w.Name())
 		}
 		return err
 	})
