@@ -335,7 +335,7 @@ func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	sr.events, sr.done, sr.script = r, r.Done, r
+	sr.events, sr.script = r, r
 	return sr, nil
 }
 
@@ -345,8 +345,7 @@ type suiteRun struct {
 		Ops() []string
 		NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error)
 	}
-	done   func() error // the script's done
-	script *script.Run  // a script's run, whose report hooks replace the reports
+	script *script.Run // a script's run, whose report hooks replace the reports
 	s      *suite
 	c      workload.RunConfig
 	rep    *Report
@@ -360,7 +359,7 @@ func (r *suiteRun) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, 
 func (r *suiteRun) Header() {
 	ro := r.c.Options
 	PrintHeader(r.c.Out, Header{Tool: workload.Tool, Threads: r.c.Threads, Rate: ro.Rate, ReportInterval: ro.ReportInterval,
-		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup, StartedLater: r.done != nil})
+		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup, StartedLater: r.script != nil})
 }
 
 func (r *suiteRun) Interval(iv measure.Interval) {
@@ -383,8 +382,8 @@ func (r *suiteRun) Final(f *measure.Final) (map[string]float64, map[string]strin
 	} else {
 		r.rep.Final(f)
 	}
-	if r.done != nil {
-		if err := r.done(); err != nil {
+	if r.script != nil {
+		if err := r.script.Done(); err != nil {
 			fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
 		}
 	}

@@ -234,17 +234,9 @@ type Connect func(ctx context.Context, fn func(dc driver.Conn) error) error
 // (in every thread when it is a PARALLEL_COMMAND), else a global function
 // of that name (prepare, cleanup, help).
 func (s *Script) Command(ctx context.Context, name string, c Config, threads int, connect Connect) error {
-	fnName, parallel := name, false
-	probe := s.newState(&env{command: name, out: io.Discard})
-	defer probe.Close()
-	if err := s.runMain(probe); err != nil {
-		return err
-	}
-	if cmds, ok := probe.GetGlobal("sysbench").(*lua.LTable).RawGetString("cmdline").(*lua.LTable).RawGetString("commands").(*lua.LTable); ok {
-		if def, ok := cmds.RawGetString(name).(*lua.LTable); ok {
-			parallel = lua.LVAsBool(def.RawGetInt(2))
-			fnName = ""
-		}
+	fnName, parallel := name, s.Parallel[name]
+	if s.Commands[name] {
+		fnName = ""
 	}
 	if fnName != "" && !s.Has[name] {
 		return fmt.Errorf("Unknown command: %s (the script has %s)", name, s.commandList())
@@ -293,7 +285,7 @@ func (s *Script) Command(ctx context.Context, name string, c Config, threads int
 	return errors.Join(errs...)
 }
 
-// Parallel says whether a command runs in every thread.
+// commandList names the commands a script has, for messages.
 func (s *Script) commandList() string {
 	var c []string
 	for _, n := range []string{"prepare", "run", "cleanup", "help"} {

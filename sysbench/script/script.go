@@ -32,8 +32,9 @@ type Script struct {
 	proto  *lua.FunctionProto
 	// Options are sysbench.cmdline.options, by name (with '_').
 	Options map[string]Option
-	// Commands are sysbench.cmdline.commands, by name.
-	Commands map[string]bool
+	// Commands are sysbench.cmdline.commands, by name; Parallel those
+	// declared PARALLEL_COMMAND (run in every thread).
+	Commands, Parallel map[string]bool
 	// Has says which of the global hooks the script defines (event,
 	// thread_init, prepare, cleanup, help, init, done...).
 	Has map[string]bool
@@ -101,7 +102,7 @@ func Load(path, command string) (*Script, error) {
 	}
 	sum := sha256.Sum256(src)
 	s := &Script{Path: path, Name: strings.TrimSuffix(filepath.Base(path), ".lua"), SHA256: hex.EncodeToString(sum[:]),
-		proto: proto, Options: map[string]Option{}, Commands: map[string]bool{}, Has: map[string]bool{}}
+		proto: proto, Options: map[string]Option{}, Commands: map[string]bool{}, Parallel: map[string]bool{}, Has: map[string]bool{}}
 	L := s.newState(&env{command: command, tid: 0})
 	defer L.Close()
 	if err := s.runMain(L); err != nil {
@@ -159,7 +160,12 @@ func (s *Script) readDeclarations(L *lua.LState) {
 		})
 	}
 	if cmds, ok := cmdline.RawGetString("commands").(*lua.LTable); ok {
-		cmds.ForEach(func(k, _ lua.LValue) { s.Commands[k.String()] = true })
+		cmds.ForEach(func(k, v lua.LValue) {
+			s.Commands[k.String()] = true
+			if def, ok := v.(*lua.LTable); ok && lua.LVAsBool(def.RawGetInt(2)) {
+				s.Parallel[k.String()] = true
+			}
+		})
 	}
 	for _, h := range []string{"event", "thread_init", "thread_done", "init", "done", "prepare", "cleanup", "help", "prewarm"} {
 		if _, ok := L.GetGlobal(h).(*lua.LFunction); ok {

@@ -90,7 +90,7 @@ func TestLoadAndCount(t *testing.T) {
 	s := loadScript(t, pointSelect+`
 sysbench.cmdline.commands = { warm = {function() end, sysbench.cmdline.PARALLEL_COMMAND} }
 function cleanup() end`)
-	if _, ok := s.Options["table_size"].Default.(lua.LNumber); !ok || !s.Commands["warm"] || !s.Has["event"] || !s.Has["cleanup"] || s.Has["prepare"] {
+	if _, ok := s.Options["table_size"].Default.(lua.LNumber); !ok || !s.Commands["warm"] || !s.Parallel["warm"] || !s.Has["event"] || !s.Has["cleanup"] || s.Has["prepare"] {
 		t.Fatalf("options %v, commands %v, hooks %v", s.Options, s.Commands, s.Has)
 	}
 	th := &worker.Thread{}
