@@ -31,7 +31,39 @@ func judgeRate(k, n int64, p float64) (verdict string, lo, hi float64) {
 		return VerdictTooFew, 0, 1
 	}
 	sd := math.Sqrt(p * (1 - p) / float64(n))
-	return judge(float64(k)/float64(n), p, sd)
+	verdict, lo, hi = judge(float64(k)/float64(n), p, sd)
+	// The normal band is too narrow where a count is small (3 Order-Status
+	// of 5 transactions): there the exact binomial tail decides a FAIL.
+	if verdict == VerdictFail && n <= exactLimit && 2*binomialTail(k, n, p) >= auditAlpha {
+		verdict = VerdictTooFew
+	}
+	return verdict, lo, hi
+}
+
+// auditAlpha is the two-sided chance of a FAIL for a correct client (auditZ's).
+const auditAlpha = 1e-4
+
+// exactLimit is the count up to which a FAIL is checked with the exact tail.
+const exactLimit = 100000
+
+// binomialTail is the chance of a count at least as far from n*p as k, on
+// k's side, for n trials at rate p.
+func binomialTail(k, n int64, p float64) float64 {
+	logPMF := func(i int64) float64 {
+		a, _ := math.Lgamma(float64(n + 1))
+		b, _ := math.Lgamma(float64(i + 1))
+		c, _ := math.Lgamma(float64(n - i + 1))
+		return a - b - c + float64(i)*math.Log(p) + float64(n-i)*math.Log1p(-p)
+	}
+	from, to := k, n
+	if float64(k) < float64(n)*p {
+		from, to = 0, k
+	}
+	sum := 0.0
+	for i := from; i <= to; i++ {
+		sum += math.Exp(logPMF(i))
+	}
+	return sum
 }
 
 // judgeMean judges the mean of n samples with expected mean mu and
