@@ -655,18 +655,23 @@ func drain(rows *sql.Rows, err error) error {
 const streamBlock = 256 << 10
 
 // AnalyzeDataset runs ANALYZE TABLE on the dataset's tables in co.DB,
-// threads at a time.
-func AnalyzeDataset(ctx context.Context, co conn.Options, ds Dataset, threads int) error {
+// threads at a time, and says how many it analyzed.
+func AnalyzeDataset(ctx context.Context, co conn.Options, ds Dataset, threads int) (int, error) {
 	pool, err := conn.Open(co, threads)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer pool.Close()
 	var names []string
 	for _, t := range ds.Tables {
 		names = append(names, t.Name)
 	}
-	return Analyze(ctx, pool, names, threads)
+	if len(ds.Tables) == 0 { // made by its workload: whatever tables it made
+		if names, err = schemaTables(ctx, pool.DB(0), co.DB); err != nil {
+			return 0, err
+		}
+	}
+	return len(names), Analyze(ctx, pool, names, threads)
 }
 
 // Analyze runs ANALYZE TABLE on every table, in parallel.

@@ -250,6 +250,9 @@ func (s *suite) setupRun() error {
 func (s *suite) Name() string { return "sysbench/" + s.test.Name }
 
 func (s *suite) Dataset() dataset.Dataset {
+	if s.script != nil {
+		return s.scriptDataset()
+	}
 	return dataset.Dataset{Workload: "sysbench", Tables: s.test.Tables(&s.o, s.dist), Meta: map[string]string{
 		"tables": strconv.Itoa(s.o.Tables), "table_size": strconv.FormatInt(s.o.TableSize, 10), "rand_type": s.randType,
 		"auto_inc": strconv.FormatBool(s.o.AutoInc), "secondary": strconv.FormatBool(s.o.Secondary),

@@ -13,6 +13,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/sysbench/script"
@@ -188,6 +189,37 @@ func (s *suite) scriptCommand(ctx context.Context, name string, co conn.Options,
 	}
 	defer pool.Close()
 	return true, s.script.Command(ctx, name, cfg, threads, pool.Raw)
+}
+
+// scriptDataset is a script's dataset: no tables (its prepare makes them),
+// described by the script and the values of its own options, so a plan
+// tells a dataset prepared by another script or with other sizes.
+func (s *suite) scriptDataset() dataset.Dataset {
+	meta := map[string]string{"dataset_script_sha256": s.script.SHA256}
+	opt, _ := s.scriptValues()
+	for _, name := range s.script.OptionNames() {
+		switch v := opt[name].(type) {
+		case *lua.LTable:
+			meta[name] = joinList(v)
+		case lua.LBool:
+			meta[name] = map[bool]string{true: "on", false: "off"}[bool(v)]
+		default:
+			meta[name] = lua.LVAsString(v)
+		}
+	}
+	return dataset.Dataset{Workload: "sysbench " + s.script.Name + ".lua", Meta: meta}
+}
+
+// joinList writes a list option as it is given, comma-separated.
+func joinList(t *lua.LTable) string {
+	var b strings.Builder
+	for i := 1; i <= t.Len(); i++ {
+		if i > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(lua.LVAsString(t.RawGetInt(i)))
+	}
+	return b.String()
 }
 
 // scriptCommands are a script's own commands, sorted.

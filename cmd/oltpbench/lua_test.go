@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -386,5 +387,98 @@ func TestLuaRunModes(t *testing.T) {
 	mustOK(t, r, "dry run")
 	if m := counts(r.stdout); m["transactions"] != "100" {
 		t.Errorf("dry run: %v\n%s", m, r.stdout)
+	}
+}
+
+// A plan whose steps run a script: the script's path is relative to the
+// plan file (the test runs from another folder), the script's own prepare
+// makes the dataset and the plan records it, so a second plan verifies it,
+// a prepare that was cut is cleaned up and redone, and tables the plan did
+// not record are refused; the script's cleanup drops the record too.
+func TestLuaPlan(t *testing.T) {
+	needServer(t)
+	freshDB(t, "lua_plan")
+	if _, err := openDB(t, "").Exec("CREATE DATABASE lua_plan"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "scripts"), 0o755)
+	for _, name := range []string{"oltp_common", "oltp_point_select"} {
+		b, err := os.ReadFile(filepath.Join("/usr/share/sysbench", name+".lua"))
+		if err != nil {
+			t.Skip("sysbench's scripts are not installed")
+		}
+		os.WriteFile(filepath.Join(dir, "scripts", strings.Replace(name, "oltp_point_select", "myps", 1)+".lua"), b, 0o644)
+	}
+	planFile := filepath.Join(dir, "p.toml")
+	os.WriteFile(planFile, []byte(`[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 200 }
+[warmup]
+prewarm = true
+analyze = true
+[[step]]
+test = "scripts/myps.lua"
+threads = [1, 2]
+time = "1s"
+`), 0o644)
+	state := func() (st string) {
+		openDB(t, "lua_plan").QueryRow("SELECT v FROM oltpbench_dataset WHERE k = 'state'").Scan(&st)
+		return st
+	}
+	rows := func() (n int) {
+		openDB(t, "lua_plan").QueryRow("SELECT COUNT(*) FROM sbtest1").Scan(&n)
+		return n
+	}
+	script := filepath.Join(dir, "scripts", "myps.lua")
+
+	res1 := t.TempDir()
+	r := ob(t, nil, planArgs(planFile, res1, "lua_plan")...)
+	mustOK(t, r, "script plan")
+	if !strings.Contains(r.stdout, "Creating table 'sbtest1'") || !strings.Contains(r.stdout, "Prewarming table sbtest1") ||
+		strings.Count(r.stdout, "Running script "+script+" (Lua)") != 3 || !strings.Contains(r.stdout, "Warm-up: ANALYZE TABLE on 1 tables") {
+		t.Errorf("the plan did not prepare, prewarm, analyze and run the script:\n%s", r.stdout)
+	}
+	if got := resultFiles(t, res1); !slices.Equal(got, []string{"myps-1threads-r1.json", "myps-2threads-r1.json"}) {
+		t.Fatalf("results %v", got)
+	}
+	res, err := result.Read(filepath.Join(res1, "myps-2threads-r1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dataset["script"] != script || res.Dataset["script_sha256"] == "" || res.Dataset["table_size"] != "200" {
+		t.Errorf("the result's dataset %v does not name the script and its dataset", res.Dataset)
+	}
+	if state() != "complete" || rows() != 200 {
+		t.Errorf("after the plan: record %q, %d rows", state(), rows())
+	}
+
+	r = ob(t, nil, planArgs(planFile, t.TempDir(), "lua_plan")...)
+	mustOK(t, r, "second plan")
+	if !strings.Contains(r.stdout, "Dataset: verified against its record in lua_plan (made by the prepare of sysbench myps.lua)") || strings.Contains(r.stdout, "Creating table") {
+		t.Errorf("the second plan did not verify the dataset:\n%s", r.stdout)
+	}
+	other := filepath.Join(dir, "other.toml")
+	os.WriteFile(other, []byte(strings.Replace(mustRead(t, planFile), "table-size = 200", "table-size = 300", 1)), 0o644)
+	if r = ob(t, nil, planArgs(other, t.TempDir(), "lua_plan")...); r.code == 0 || !strings.Contains(r.stderr, "table_size=200 (the plan: 300)") {
+		t.Errorf("a plan for another size: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	openDB(t, "lua_plan").Exec("UPDATE oltpbench_dataset SET v = 'preparing' WHERE k = 'state'")
+	r = ob(t, nil, planArgs(planFile, t.TempDir(), "lua_plan")...)
+	mustOK(t, r, "plan after a cut prepare")
+	if !strings.Contains(r.stdout, "its prepare into lua_plan was cut: running cleanup, then prepare again") || !strings.Contains(r.stdout, "Dropping table 'sbtest1'") ||
+		state() != "complete" || rows() != 200 {
+		t.Errorf("the cut prepare was not redone (record %q, %d rows):\n%s", state(), rows(), r.stdout)
+	}
+
+	mustOK(t, sb(t, "lua_plan", script, "cleanup"), "script cleanup")
+	if names := tableNames(t, "lua_plan", ""); len(names) != 0 {
+		t.Errorf("after the script's cleanup: tables %v", names)
+	}
+	mustOK(t, sb(t, "lua_plan", script, "--tables=1", "--table-size=10", "prepare"), "script prepare")
+	if r = ob(t, nil, planArgs(planFile, t.TempDir(), "lua_plan")...); r.code == 0 ||
+		!strings.Contains(r.stderr, "lua_plan holds tables that no prepare of the plan recorded (sbtest1): run cleanup") {
+		t.Errorf("tables the plan did not record: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

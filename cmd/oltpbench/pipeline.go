@@ -175,7 +175,11 @@ func (p *pipeline) drive(ctx context.Context, command string, args []string) err
 		return err
 	}
 	if h.Command != nil && command != "run" {
-		if handled, err := h.Command(ctx, command, co, p.f.threads, p.out); handled || err != nil {
+		handled, err := h.Command(ctx, command, co, p.f.threads, p.out)
+		if handled && err == nil && command == "cleanup" && len(p.w.Dataset().Tables) == 0 {
+			err = loader.Drop(ctx, co, p.w.Dataset(), nil) // and the record a plan's prepare wrote
+		}
+		if handled || err != nil {
 			return err
 		}
 	}
@@ -249,12 +253,17 @@ func (p *pipeline) prepare(ctx context.Context, co conn.Options) error {
 
 // prewarm reads the dataset into the server's caches.
 func (p *pipeline) prewarm(ctx context.Context, co conn.Options) error {
+	h := p.w.Hooks()
+	if h.Prewarm == nil { // the workload's own command
+		_, err := h.Command(ctx, "prewarm", co, p.f.threads, p.out)
+		return err
+	}
 	pool, err := conn.Dial(ctx, co, p.f.threads)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	return p.w.Hooks().Prewarm(ctx, pool, p.f.threads, p.out)
+	return h.Prewarm(ctx, pool, p.f.threads, p.out)
 }
 
 // check runs the workload's consistency checks.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,25 +82,23 @@ func loadPlan(path string, scale float64) (*plan.Plan, []*cells.Cell, error) {
 		p, err := configure(args, command)
 		switch {
 		case err != nil:
-		case command == "prewarm" && p.w.Hooks().Prewarm == nil:
+		case command == "prewarm" && p.w.Hooks().Prewarm == nil && !slices.Contains(p.w.Hooks().Commands, "prewarm"):
 			err = fmt.Errorf("%s has no prewarm", args[0])
-		case p.w.Hooks().Command != nil: // a plan prepares and verifies what the loader records
-			err = fmt.Errorf("%s makes its own dataset (a script): a plan runs built-in tests only for now", p.w.Name())
 		}
 		return err
 	})
 }
 
-// parse reads a workload command line (workload [test] options) into a
-// pipeline as its command would, writing to out and warn.
-func parse(args []string, out, warn io.Writer) (*pipeline, error) {
+// parse reads a workload command line (workload [test] options) for
+// command into a pipeline as its command would, writing to out and warn.
+func parse(args []string, command string, out, warn io.Writer) (*pipeline, error) {
 	spec, ok := workload.Lookup(args[0])
 	if !ok {
 		return nil, fmt.Errorf("unknown workload %q", args[0])
 	}
 	fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	p := newPipeline(spec, fs, args[1:])
+	p := newPipeline(spec, fs, append(args[1:len(args):len(args)], command))
 	p.out, p.warn = out, warn
 	if err := fs.Parse(args[1:]); err != nil {
 		msg := strings.Replace(err.Error(), "unknown flag", "unknown option", 1)
@@ -111,7 +110,7 @@ func parse(args []string, out, warn io.Writer) (*pipeline, error) {
 // configure parses a workload command line and runs the workload's checks,
 // without a server.
 func configure(args []string, command string) (*pipeline, error) {
-	p, err := parse(args, io.Discard, io.Discard)
+	p, err := parse(args, command, io.Discard, io.Discard)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +142,7 @@ type planRunner struct {
 // the workload's front runs first (sysbench's banner), as on the command
 // line.
 func (pr *planRunner) command(args []string, command string, front bool, out io.Writer) (*pipeline, conn.Options, error) {
-	p, err := parse(append(append([]string(nil), args...), pr.extra...), out, pr.errw)
+	p, err := parse(append(append([]string(nil), args...), pr.extra...), command, out, pr.errw)
 	if err != nil {
 		return nil, conn.Options{}, err
 	}
@@ -179,26 +178,16 @@ func (pr *planRunner) dataset(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	state, have, err := loader.CheckDataset(ctx, co, p.w.Dataset(), "the plan")
-	if err != nil {
+	return loader.EnsureDataset(ctx, co, p.w.Dataset(), "the plan", pr.out, func(resume bool) error {
+		p.f.load.Resume = resume
+		if _, err := p.front(append(p.fs.Args(), "prepare")); err != nil {
+			return err
+		}
+		return p.prepare(ctx, co)
+	}, func(command string) error {
+		_, err := p.w.Hooks().Command(ctx, command, co, p.f.threads, pr.out)
 		return err
-	}
-	switch {
-	case state == loader.NoDataset && have == nil:
-		fmt.Fprintf(pr.out, "Dataset: no database %s yet: preparing it\n", co.DB)
-	case state == loader.NoDataset:
-		fmt.Fprintf(pr.out, "Dataset: %s holds none: preparing it\n", co.DB)
-	case state == loader.LoadCut:
-		fmt.Fprintf(pr.out, "Dataset: a load into %s was interrupted: resuming it\n", co.DB)
-		p.f.load.Resume = true
-	default:
-		fmt.Fprintf(pr.out, "Dataset: verified against its record in %s (%s rows)\n", co.DB, have["load_rows"])
-		return nil
-	}
-	if _, err := p.front(append(p.fs.Args(), "prepare")); err != nil {
-		return err
-	}
-	return p.prepare(ctx, co)
+	})
 }
 
 func (pr *planRunner) warmup(ctx context.Context) error {
@@ -218,10 +207,11 @@ func (pr *planRunner) warmup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ds, start := p.w.Dataset(), time.Now()
-	if err := loader.AnalyzeDataset(ctx, co, ds, 2); err != nil {
+	start := time.Now()
+	n, err := loader.AnalyzeDataset(ctx, co, p.w.Dataset(), 2)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(pr.out, "Warm-up: ANALYZE TABLE on %d tables in %s\n", len(ds.Tables), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(pr.out, "Warm-up: ANALYZE TABLE on %d tables in %s\n", n, time.Since(start).Round(time.Millisecond))
 	return nil
 }

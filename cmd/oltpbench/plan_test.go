@@ -60,7 +60,7 @@ func TestPlanBad(t *testing.T) {
 		{"unknown test", strings.Replace(head, "oltp_point_select", "oltp_pointselect", 1), nil, `p.toml:4: step "oltp_pointselect": `},
 		{"bad dataset option", strings.Replace(head, "tables = 1", "tables = \"many\"", 1), nil, `p.toml:3: [dataset]: `},
 		{"prewarm without one", "[dataset]\nworkload = \"tpcc\"\n[warmup]\nprewarm = true\n[[step]]\nthreads = [1]\ntime = \"1s\"\n", nil, `p.toml:4: tpcc has no prewarm: remove prewarm`},
-		{"a script", strings.Replace(head, "test = \"oltp_point_select\"", "name = \"lg\"\ntest = \"testdata/lua/legacy.lua\"", 1), nil, `step "lg": sysbench/legacy makes its own dataset (a script): a plan runs built-in tests only for now`},
+		{"a script not found", strings.Replace(head, "test = \"oltp_point_select\"", "name = \"lg\"\ntest = \"lua/nosuch.lua\"", 1), nil, `step "lg": cannot find script "lua/nosuch.lua"`},
 		{"no result dir", head, []string{}, `plan run needs --result-dir DIR`},
 		{"options without --", head, []string{"--result-dir=" + os.TempDir(), "--mysql-port=1"}, `unknown option: --mysql-port`},
 		{"the plan's option after --", head, []string{"--result-dir=" + os.TempDir(), "--", "--threads=8"}, `--threads=8 after -- is the plan's to set`},

@@ -169,6 +169,23 @@ func (p *Plan) ErrAt(key string, err error) error { return p.errAt(key, "%v", er
 // Path is the plan file's path.
 func (p *Plan) Path() string { return p.path }
 
+// resolve makes a test that names a file beside the plan (a script path
+// such as "scripts/my_test.lua") absolute, so the plan runs the same file
+// from any folder; any other test stays as written.
+func (p *Plan) resolve(test string) string {
+	if test == "" || filepath.IsAbs(test) || !strings.ContainsAny(test, "/.") {
+		return test
+	}
+	f := filepath.Join(filepath.Dir(p.path), test)
+	if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+		return test
+	}
+	if abs, err := filepath.Abs(f); err == nil {
+		return abs
+	}
+	return f
+}
+
 var stepName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 func (p *Plan) check(known Workloads) error {
@@ -195,6 +212,7 @@ func (p *Plan) check(known Workloads) error {
 	if err := p.checkOptions("dataset.options", ds.Options); err != nil {
 		return err
 	}
+	ds.Test = p.resolve(ds.Test)
 	if len(p.Steps) == 0 {
 		return p.errAt("", "the plan has no [[step]]")
 	}
@@ -216,6 +234,12 @@ func (p *Plan) check(known Workloads) error {
 		}
 		if nargs == 0 && s.Test != "" {
 			return p.errAt(at("test"), "%s takes no test name: remove test", s.Workload)
+		}
+		if f := p.resolve(s.Test); f != s.Test || filepath.IsAbs(f) {
+			s.Test = f
+			if s.Name == "" { // a file's step is named by the file
+				s.Name = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+			}
 		}
 		if s.Name == "" {
 			s.Name = s.Test
