@@ -383,6 +383,7 @@ func (r *suiteRun) Final(f *measure.Final) (map[string]float64, map[string]strin
 		}
 		r.rep.EndJSON()
 	} else {
+		r.rep.NoSQL = r.script != nil && !r.script.UsedSQL()
 		r.rep.Final(f)
 	}
 	if r.script != nil {

@@ -267,6 +267,7 @@ func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
 	if s.verbosity >= 3 && len(args) > 1 && args[1] != "help" {
 		fmt.Fprintf(out, "Running script %s (Lua)\n", s.script.Path)
 	}
+	s.script.Printed.WriteTo(out)
 	if len(args) == 1 {
 		return false, &workload.Message{Text: "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help"}
 	}

@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/sysbench/internal/loghist"
 )
 
 // Version is the sysbench version whose output this package reproduces.
@@ -24,6 +25,7 @@ type Report struct {
 	Percentiles []float64 // --percentiles: extra lines in the final report
 	Histogram   bool      // --histogram
 	Rate        bool
+	NoSQL       bool // a script that never used sysbench.sql: no SQL statistics
 	jsonOpen    bool // PrintJSON has opened its array
 }
 
@@ -195,17 +197,10 @@ func (r *Report) Final(f *measure.Final) {
 	if r.Histogram {
 		printHistogram(w, h)
 	}
-	rd, wr, ot := c.Get(measure.Reads), c.Get(measure.Writes), c.Get(measure.Others)
 	ev := c.Get(measure.Events)
-	fmt.Fprintf(w, "SQL statistics:\n    queries performed:\n")
-	fmt.Fprintf(w, "%-41s%d\n", "        read:", rd)
-	fmt.Fprintf(w, "%-41s%d\n", "        write:", wr)
-	fmt.Fprintf(w, "%-41s%d\n", "        other:", ot)
-	fmt.Fprintf(w, "%-41s%d\n", "        total:", rd+wr+ot)
-	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    transactions:", ev, float64(ev)/t)
-	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    queries:", rd+wr+ot, float64(rd+wr+ot)/t)
-	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    ignored errors:", c.Get(measure.Errors), float64(c.Get(measure.Errors))/t)
-	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    reconnects:", c.Get(measure.Reconnects), float64(c.Get(measure.Reconnects))/t)
+	if !r.NoSQL {
+		printSQLStats(w, c, t)
+	}
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "%-41s%.4fs\n", "    total time:", f.SinceStart.Seconds())
 	fmt.Fprintf(w, "%-41s%d\n", "    total number of events:", ev)
@@ -273,30 +268,28 @@ func percentileMs(h *hdr.Histogram, p float64) float64 {
 // printHistogram bins the latencies into sysbench's 1024 logarithmic buckets
 // between 0.001 and 100000 ms and prints the non-empty ones.
 func printHistogram(w io.Writer, h *hdr.Histogram) {
-	const size, lo, hi = 1024, 0.001, 100000.0
-	deduct := math.Log(lo)
-	mult := (size - 1) / (math.Log(hi) - deduct)
-	var buckets [size]int64
+	lh := loghist.New(1024, 0.001, 100000)
 	for _, b := range h.Distribution() {
-		if b.Count == 0 {
-			continue
+		if b.Count > 0 {
+			lh.Add(float64(b.To)/1000, b.Count)
 		}
-		ms := float64(b.To) / 1000
-		i := int(math.Floor((math.Log(max(ms, lo)) - deduct) * mult))
-		buckets[min(max(i, 0), size-1)] += b.Count
-	}
-	var top int64
-	for _, c := range buckets {
-		top = max(top, c)
 	}
 	fmt.Fprintf(w, "Latency histogram (values are in milliseconds)\n")
-	fmt.Fprintf(w, "       value  ------------- distribution ------------- count\n")
-	for i, c := range buckets {
-		if c == 0 {
-			continue
-		}
-		stars := int(float64(c) / float64(top) * 40)
-		fmt.Fprintf(w, "%12.3f |%-40s %d\n", math.Exp(float64(i)/mult+deduct), strings.Repeat("*", stars), c)
-	}
+	lh.Print(w)
 	fmt.Fprintf(w, " \n")
+}
+
+// printSQLStats is the final report's SQL statistics, t seconds long.
+func printSQLStats(w io.Writer, c measure.Totals, t float64) {
+	rd, wr, ot := c.Get(measure.Reads), c.Get(measure.Writes), c.Get(measure.Others)
+	ev := c.Get(measure.Events)
+	fmt.Fprintf(w, "SQL statistics:\n    queries performed:\n")
+	fmt.Fprintf(w, "%-41s%d\n", "        read:", rd)
+	fmt.Fprintf(w, "%-41s%d\n", "        write:", wr)
+	fmt.Fprintf(w, "%-41s%d\n", "        other:", ot)
+	fmt.Fprintf(w, "%-41s%d\n", "        total:", rd+wr+ot)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    transactions:", ev, float64(ev)/t)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    queries:", rd+wr+ot, float64(rd+wr+ot)/t)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    ignored errors:", c.Get(measure.Errors), float64(c.Get(measure.Errors))/t)
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    reconnects:", c.Get(measure.Reconnects), float64(c.Get(measure.Reconnects))/t)
 }

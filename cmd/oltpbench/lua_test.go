@@ -482,3 +482,32 @@ time = "1s"
 		t.Errorf("tables the plan did not record: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// Scripts whose output is deterministic print exactly what sysbench
+// prints, apart from the banner and the times: sysbench.histogram value for
+// value and star for star, LuaJIT's bit library; a script that never used
+// sysbench.sql has no SQL statistics in its report, as in sysbench.
+func TestLuaExactOutput(t *testing.T) {
+	needSysbench(t)
+	timed := regexp.MustCompile(`^(sysbench 1\.0\.20 |Running script |\s+(total time|min|avg|max|95th percentile|sum|execution time \(avg/stddev\)):)`)
+	for _, name := range []string{"histogram", "bit"} {
+		t.Run(name, func(t *testing.T) {
+			args := []string{"testdata/lua/" + name + ".lua", "--mysql-dry-run", "--events=2", "--time=0", "run"}
+			a, ca := realSysbench(t, args...)
+			b, cb := ours(t, args...)
+			keep := func(s string) (out []string) {
+				for _, l := range strings.Split(s, "\n") {
+					if !timed.MatchString(l) {
+						out = append(out, l)
+					}
+				}
+				return out
+			}
+			la, lb := keep(a), keep(b)
+			if ca != 0 || cb != 0 || len(la) < 40 || strings.Contains(a, "SQL statistics") {
+				t.Fatalf("exit %d, sysbench %d, %d lines:\n%s", cb, ca, len(la), a)
+			}
+			sameLines(t, name, la, lb)
+		})
+	}
+}

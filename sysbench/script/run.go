@@ -45,7 +45,13 @@ type Run struct {
 	next   atomic.Uint32
 	main   *lua.LState // init and done run here
 	inited atomic.Int64
+	// usedSQL: a state asked for sysbench.sql's driver; sysbench's report
+	// has SQL statistics only then.
+	usedSQL atomic.Bool
 }
+
+// UsedSQL says whether the script used sysbench.sql.
+func (r *Run) UsedSQL() bool { return r.usedSQL.Load() }
 
 // NewRun checks that the script can run and calls its init.
 func (s *Script) NewRun(c Config) (*Run, error) {
@@ -55,9 +61,13 @@ func (s *Script) NewRun(c Config) (*Run, error) {
 	r := &Run{s: s, c: c, uniq: random.NewUniqueSeq(c.Seed)}
 	e := r.env("run", 0, nil)
 	r.main = s.newState(e)
+	// sysbench's init runs in the state that loaded the script, whose
+	// chunk printed once already (Printed).
+	e.out = io.Discard
 	if err := s.runMain(r.main); err != nil {
 		return nil, err
 	}
+	e.out = c.Out
 	if err := call(r.main, "init"); err != nil {
 		return nil, err
 	}
@@ -68,7 +78,7 @@ func (r *Run) env(command string, tid int, th *worker.Thread) *env {
 	rnd := random.NewRand(r.c.Seed, uint64(tid))
 	rnd.SetDist(r.c.Dists["default"])
 	return &env{command: command, tid: tid, opt: r.c.Opt, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th,
-		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }, reports: r.c.Reports}
+		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }, reports: r.c.Reports, usedSQL: &r.usedSQL}
 }
 
 // HasHook says whether the script set sysbench.hooks[name]

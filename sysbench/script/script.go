@@ -6,6 +6,7 @@
 package script
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -38,6 +39,9 @@ type Script struct {
 	// Has says which of the global hooks the script defines (event,
 	// thread_init, prepare, cleanup, help, init, done...).
 	Has map[string]bool
+	// Printed is what the main chunk printed as it was loaded (before
+	// sysbench's banner is written): the caller writes it after the banner.
+	Printed bytes.Buffer
 }
 
 // Option is one declared option: its help and its default (nil for none),
@@ -103,7 +107,7 @@ func Load(path, command string) (*Script, error) {
 	sum := sha256.Sum256(src)
 	s := &Script{Path: path, Name: strings.TrimSuffix(filepath.Base(path), ".lua"), SHA256: hex.EncodeToString(sum[:]),
 		proto: proto, Options: map[string]Option{}, Commands: map[string]bool{}, Parallel: map[string]bool{}, Has: map[string]bool{}}
-	L := s.newState(&env{command: command, tid: 0})
+	L := s.newState(&env{command: command, tid: 0, out: &s.Printed})
 	defer L.Close()
 	if err := s.runMain(L); err != nil {
 		return nil, err

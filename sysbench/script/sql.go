@@ -77,6 +77,9 @@ func (e *env) sqlTable(L *lua.LState) *lua.LTable {
 	L.SetField(t, "error", errs)
 	e.registerTypes(L)
 	L.SetField(t, "driver", L.NewFunction(func(L *lua.LState) int {
+		if e.usedSQL != nil {
+			e.usedSQL.Store(true)
+		}
 		ud := L.NewUserData()
 		ud.Value = "mysql"
 		L.SetMetatable(ud, L.GetTypeMetatable("sql_driver"))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -15,6 +16,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/random"
 	"github.com/oltpbench/oltpbench/internal/worker"
+	"github.com/oltpbench/oltpbench/sysbench/internal/loghist"
 )
 
 // Version is the sysbench version scripts see.
@@ -42,6 +44,7 @@ type env struct {
 	raised    lua.LValue
 	raisedErr error
 	reports   Reports
+	usedSQL   *atomic.Bool // nil outside a run
 }
 
 // count adds one statement of kind c to the thread's counters.
@@ -104,7 +107,7 @@ func (s *Script) newState(e *env) *lua.LState {
 	L.SetField(sb, "error", errs)
 	L.SetField(sb, "rand", e.randTable(L))
 	L.SetField(sb, "sql", e.sqlTable(L))
-	L.SetField(sb, "histogram", L.NewTable())
+	L.SetField(sb, "histogram", histogramTable(L, e))
 	for name, print := range map[string]func(Reports, map[string]float64){
 		"report_default": Reports.PrintDefault, "report_csv": Reports.PrintCSV, "report_json": Reports.PrintJSON} {
 		L.SetField(sb, name, L.NewFunction(func(L *lua.LState) int {
@@ -122,8 +125,40 @@ func (s *Script) newState(e *env) *lua.LState {
 		}))
 	}
 	L.PreloadModule("ffi", e.ffiModule)
+	L.SetGlobal("bit", bitModule(L))
 	e.legacy(L)
 	return L
+}
+
+// histogramTable is sysbench.histogram: new(size, min, max) makes a
+// histogram of the calling state, with update(value) and print() (to
+// stdout, as sysbench prints it).
+func histogramTable(L *lua.LState, e *env) *lua.LTable {
+	mt := L.NewTypeMetatable("sysbench_histogram")
+	check := func(L *lua.LState) *loghist.Histogram {
+		if h, ok := L.CheckUserData(1).Value.(*loghist.Histogram); ok {
+			return h
+		}
+		L.ArgError(1, "histogram expected")
+		return nil
+	}
+	L.SetField(mt, "__index", L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
+		"update": func(L *lua.LState) int { check(L).Add(float64(L.CheckNumber(2)), 1); return 0 },
+		"print":  func(L *lua.LState) int { check(L).Print(e.out); return 0 },
+	}))
+	t := L.NewTable()
+	L.SetField(t, "new", L.NewFunction(func(L *lua.LState) int {
+		size, lo, hi := L.CheckInt(1), float64(L.CheckNumber(2)), float64(L.CheckNumber(3))
+		if size < 2 || lo <= 0 || hi <= lo {
+			L.RaiseError("sysbench.histogram.new(%d, %g, %g): needs size >= 2 and 0 < min < max", size, lo, hi)
+		}
+		ud := L.NewUserData()
+		ud.Value = loghist.New(size, lo, hi)
+		L.SetMetatable(ud, mt)
+		L.Push(ud)
+		return 1
+	}))
+	return t
 }
 
 // restartEvent is sysbench.error.RESTART_EVENT: an error the script's event
