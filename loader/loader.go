@@ -27,6 +27,7 @@ import (
 	"github.com/oltpbench/oltpbench/csvgen"
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/random"
 )
 
@@ -51,6 +52,9 @@ type Options struct {
 	Quiet      bool
 	Info       io.Writer // the loader's own lines: mode, progress, resume and shard notes (nil: Log)
 	Progress   string    // auto | on | off
+	// Watch, if set, is given the load's progress as the load starts, to
+	// read at any time from any goroutine (live metrics).
+	Watch func(progress func() metrics.Load)
 }
 
 // Report says what a load did, for the user and for result files.
@@ -206,6 +210,7 @@ type job struct {
 	indexed    []atomic.Bool
 	indexNs    atomic.Int64
 	start      time.Time
+	prog       progress
 }
 
 // task is a unit to load, with whether its table existed (then a unit a
@@ -217,11 +222,19 @@ type task struct {
 
 func (j *job) run(ctx context.Context) (*Report, error) {
 	j.start = time.Now()
-	for _, phase := range []func(context.Context) error{j.plan, j.record, j.create, j.schedule, j.load} {
-		if err := phase(ctx); err != nil {
+	if j.o.Watch != nil {
+		j.o.Watch(j.prog.snapshot)
+	}
+	for _, phase := range []struct {
+		name string
+		run  func(context.Context) error
+	}{{"plan", j.plan}, {"record", j.record}, {"create", j.create}, {"schedule", j.schedule}, {"load", j.load}} {
+		j.prog.setPhase(phase.name)
+		if err := phase.run(ctx); err != nil {
 			return nil, err
 		}
 	}
+	j.prog.setPhase("index")
 	complete, err := j.index(ctx)
 	if err != nil {
 		return nil, err
@@ -231,9 +244,11 @@ func (j *job) run(ctx context.Context) (*Report, error) {
 		j.rep.Total = time.Since(j.start)
 		return j.rep, nil
 	}
+	j.prog.setPhase("analyze")
 	if err := j.analyze(ctx); err != nil {
 		return nil, err
 	}
+	defer j.prog.setPhase("done")
 	return j.rep, j.finish(ctx)
 }
 
@@ -364,6 +379,11 @@ func (j *job) schedule(ctx context.Context) error {
 		return j.tasks[a].u.idx < j.tasks[b].u.idx
 	})
 	j.indexed = make([]atomic.Bool, len(j.ds.Tables))
+	units := make([]int64, len(j.ds.Tables))
+	for i := range units {
+		units[i] = j.left[i].Load()
+	}
+	j.prog.setTables(j.names, units)
 	return nil
 }
 
@@ -413,6 +433,7 @@ func (j *job) load(ctx context.Context) error {
 				return fmt.Errorf("loading %s unit %d: %w", t.Name, tk.u.idx, err)
 			}
 			m.add(rows, b)
+			j.prog.unit(tk.u.ti, rows, b)
 			if j.left[tk.u.ti].Add(-1) == 0 && j.o.Shards == 0 {
 				return j.addIndexes(gctx, tk.u.ti)
 			}

@@ -2,7 +2,8 @@
 # make test: unit tests, then integration tests against a throwaway MariaDB
 # and a throwaway S3 server (Versity S3 Gateway, go-installed when missing),
 # started here on free ports and stopped on exit. Installs mariadb-server,
-# sysbench and chromium with apt-get when missing and running as root.
+# sysbench, chromium and prometheus with apt-get when missing and running as
+# root; a throwaway Prometheus scrapes the metrics tests' endpoint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -10,6 +11,8 @@ command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(maria
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v chromium >/dev/null 2>&1 || need+=(chromium) # the HTML report is checked in a real browser
+command -v prometheus >/dev/null 2>&1 || need+=(prometheus) # --metrics-addr is scraped by a real Prometheus
+command -v curl >/dev/null 2>&1 || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "test: missing ${need[*]}: run as root, or: sudo apt-get install -y ${need[*]}" >&2
@@ -26,14 +29,17 @@ go vet ./...
 
 dir="$PWD/.mariadb-test"
 s3dir="$PWD/.s3-test"
+promdir="$PWD/.prometheus-test"
 scripts/mariadb-stop.sh "$dir" --wipe
 scripts/s3-stop.sh "$s3dir" --wipe
+scripts/prometheus-stop.sh "$promdir" --wipe
 scripts/mariadb-start.sh "$dir"
-trap 'scripts/mariadb-stop.sh "$dir" --wipe; scripts/s3-stop.sh "$s3dir" --wipe' EXIT
+trap 'scripts/mariadb-stop.sh "$dir" --wipe; scripts/s3-stop.sh "$s3dir" --wipe; scripts/prometheus-stop.sh "$promdir" --wipe' EXIT
 scripts/s3-start.sh "$s3dir"
-set -a; . "$dir/env"; . "$s3dir/env"; set +a
+scripts/prometheus-start.sh "$promdir"
+set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.
-go test -race -count=1 ./internal/runner ./internal/hist ./internal/conn ./internal/gcpace ./loader
+go test -race -count=1 ./internal/runner ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./loader
 go test -count=1 -timeout 20m ./...

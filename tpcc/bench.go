@@ -310,6 +310,19 @@ type tpccRun struct {
 
 func (r *tpccRun) Ops() []string { return TxNames }
 
+// Counters are the audit's counts, and the failed and retried attempts per
+// transaction type ("errors/new_order"), for live metrics.
+func (r *tpccRun) Counters() map[string]int64 {
+	a := &r.Run.Audit
+	m := map[string]int64{"new_orders": a.NewOrders.Load(), "rollbacks": a.Rollbacks.Load(), "order_lines": a.Lines.Load(),
+		"remote_order_lines": a.RemoteLines.Load(), "payments": a.Payments.Load(), "remote_payments": a.RemotePayments.Load(),
+		"by_last_name": a.ByName.Load(), "by_last_name_of": a.ByNameOf.Load(), "skipped_deliveries": a.SkippedDeliveries.Load()}
+	for t, name := range TxNames {
+		m["errors/"+name], m["retries/"+name] = a.Errors[t].Load(), a.Retries[t].Load()
+	}
+	return m
+}
+
 func (r *tpccRun) Header() {
 	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v, stock update %s\n", workload.Tool,
 		r.w.warehouses, r.c.Threads, r.c.Options.Time, r.c.Options.Warmup, r.w.wait, r.w.stockUpd)

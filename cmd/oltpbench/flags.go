@@ -5,6 +5,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/loader"
 )
@@ -20,7 +21,8 @@ type commonFlags struct {
 
 	resultFile, output, configFile string
 
-	lv levelFlags
+	lv      levelFlags
+	metrics metrics.Flags
 }
 
 // registerWorkload adds everything a workload command takes besides the
@@ -35,6 +37,7 @@ func (f *commonFlags) registerWorkload(fs *pflag.FlagSet, defaultDB, threads, th
 	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result here")
 	fs.StringVar(&f.output, "output", "text", "text, json (the JSON result on stdout after the report), or a workload's own style (see its --help)")
 	fs.StringVar(&f.configFile, "config-file", "", "file of key=value options (the command line wins)")
+	f.metrics.Register(fs)
 }
 
 // firstThreads sets f.threads from --threads (the first level, or the low end of a range).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
@@ -38,6 +40,7 @@ type pipeline struct {
 	notice, detail io.Writer
 	warn           io.Writer // stderr: notes that are not errors
 	configApplied  bool
+	exp            *metrics.Exporter // --metrics-addr: the command's, or the plan's
 }
 
 // newPipeline binds a workload to fs; args are the command line after the
@@ -68,6 +71,12 @@ func workloadCommand(spec workload.Spec, args []string) *cobra.Command {
 			if len(args) != spec.Args+1 {
 				return fmt.Errorf("expected %s, got %q: e.g. %s", strings.TrimSuffix(spec.Use, " [options]"), strings.Join(args, " "), spec.Example)
 			}
+			exp, err := p.f.metrics.Open()
+			if err != nil {
+				return err
+			}
+			defer exp.Close()
+			p.exp = exp
 			ctx, stop := interruptible()
 			defer stop()
 			return p.drive(ctx, args[len(args)-1], args[:len(args)-1])
@@ -236,8 +245,8 @@ func (p *pipeline) runCells(ctx context.Context, co conn.Options) error {
 		}
 	}
 	ex := &cells.Executor{Dir: p.f.lv.resultDir, File: p.f.resultFile, Out: p.notice,
-		Measure: func(ctx context.Context, _ *cells.Cell, threads int, _ io.Writer) (*result.Result, error) {
-			return p.measure(ctx, co, ignore, threads)
+		Measure: func(ctx context.Context, c *cells.Cell, threads int, _ io.Writer) (*result.Result, error) {
+			return p.measure(ctx, co, ignore, c, threads)
 		}}
 	return ex.Run(ctx, cells.Expand([]*cells.Series{s}))
 }
@@ -288,7 +297,7 @@ func (p *pipeline) load(ctx context.Context, co conn.Options, h workload.Hooks) 
 	if err != nil {
 		return err
 	}
-	lo.Log, lo.Quiet, lo.Info = p.out, !h.TableMessages, p.detail
+	lo.Log, lo.Quiet, lo.Info, lo.Watch = p.out, !h.TableMessages, p.detail, p.exp.WatchLoad
 	ds := p.w.Dataset()
 	if p.f.load.Mode == "csv" {
 		m, err := loader.WriteCSV(ctx, co.DB, ds, lo)
@@ -322,7 +331,7 @@ func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h workload.Hook
 
 // measure is one measured run at one thread count: its text report, and its
 // result (also on stdout with --output=json).
-func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.ErrorSet, threads int) (*result.Result, error) {
+func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.ErrorSet, c *cells.Cell, threads int) (*result.Result, error) {
 	restore, err := runner.Tune(&co, p.f.netIO, threads)
 	if err != nil {
 		return nil, err
@@ -348,8 +357,17 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	r.Header()
 	cfg := runner.Config{Threads: threads, Duration: p.ro.Time, Events: p.ro.Events, Rate: p.ro.Rate, Warmup: p.ro.Warmup,
 		ReportInterval: p.ro.ReportInterval, Checkpoints: p.ro.Checkpoints, Grace: p.ro.Grace, Ignore: ignore, Seed: seed}
+	var live *metrics.Run
+	cfg.Watch = func(l *runner.Live) {
+		var extra func() map[string]int64
+		if wc, ok := r.(workload.Counters); ok {
+			extra = wc.Counters
+		}
+		live = p.exp.StartRun(metrics.Labels{Workload: p.spec.Name, Test: p.w.Name(), Step: c.Series.Step, Threads: threads, Repeat: c.Repeat}, ops, l, extra)
+	}
 	fin, err := runner.Run(ctx, cfg, cn, r.NewWorker, hist.NewRegistry(ops, 8), recorder{r, res, ops})
 	if err != nil {
+		live.End(measure.Totals{}, nil, nil)
 		// A failed run has no final report (as sysbench) and no result:
 		// its figures would be compared as if it had run.
 		return nil, runner.Explain(err, threads, p.ro.Rate, co.Password)
@@ -358,6 +376,7 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	if err := res.SetFinal(fin, ops); err != nil {
 		return nil, err
 	}
+	live.End(fin.Counts, fin.Hists, figures(res))
 	if p.f.output == "json" {
 		if err := res.Encode(p.out); err != nil {
 			return nil, err
@@ -430,4 +449,15 @@ func atLevel(w io.Writer, on bool) io.Writer {
 		return w
 	}
 	return io.Discard
+}
+
+// figures are a result's headline figure and the workload's own, for the
+// metrics of a run that ended.
+func figures(res *result.Result) map[string]float64 {
+	f := maps.Clone(res.Figures)
+	if f == nil {
+		f = map[string]float64{}
+	}
+	f[res.Metric.Name], _ = res.Throughput()
+	return f
 }

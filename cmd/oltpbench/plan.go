@@ -14,6 +14,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/plan"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -24,6 +25,7 @@ func planCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "plan", Short: "run a whole qualification from a plan file: dataset, warm-up, steps x levels x repeats, resumable"}
 	var scale float64
 	var resultDir string
+	var mf metrics.Flags
 	show := &cobra.Command{
 		Use:   "show PLAN [--scale=X]",
 		Short: "print the cells of a plan and its total time, without running anything",
@@ -56,16 +58,22 @@ func planCommand() *cobra.Command {
 			}
 			for _, a := range extra {
 				if plan.ReservedArg(a) {
-					return fmt.Errorf("%s after -- is the plan's to set: change the plan instead", a)
+					return fmt.Errorf("%s after -- is the plan's to set: change the plan, or give it to plan run before --", a)
 				}
 			}
+			exp, err := mf.Open()
+			if err != nil {
+				return err
+			}
+			defer exp.Close()
 			ctx, stop := interruptible()
 			defer stop()
-			pr := &planRunner{p: p, extra: extra, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
-			return plan.Run(ctx, p, cs, resultDir, pr.out, plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure})
+			pr := &planRunner{p: p, extra: extra, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), exp: exp}
+			return plan.Run(ctx, p, cs, resultDir, pr.out, plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Progress: pr.progress})
 		},
 	}
 	runCmd.Flags().Float64Var(&scale, "scale", 0, "multiply the plan's durations and scaled sizes by this (0: the plan's own scale)")
+	mf.Register(runCmd.Flags())
 	runCmd.Flags().StringVar(&resultDir, "result-dir", "", "folder for the cells' result files; running the plan again into it redoes only the unfinished cells")
 	cmd.AddCommand(show, runCmd)
 	return cmd
@@ -135,6 +143,16 @@ type planRunner struct {
 	extra []string // options for every command (the connection)
 	out   io.Writer
 	errw  io.Writer
+	exp   *metrics.Exporter // --metrics-addr: one endpoint for the whole plan
+}
+
+// progress tells the plan's metrics where the plan is.
+func (pr *planRunner) progress(done, total int, c *cells.Cell, eta time.Duration) {
+	if c == nil {
+		pr.exp.PlanProgress(done, total, "", 0, 0, 0)
+		return
+	}
+	pr.exp.PlanProgress(done, total, c.Series.Step, c.Threads, c.Repeat, eta)
 }
 
 // command parses a workload command line with the options for every
@@ -146,6 +164,7 @@ func (pr *planRunner) command(args []string, command string, front bool, out io.
 	if err != nil {
 		return nil, conn.Options{}, err
 	}
+	p.exp = pr.exp
 	positional := p.fs.Args()
 	if front {
 		if _, err := p.front(append(positional, command)); err != nil {
@@ -167,7 +186,7 @@ func (pr *planRunner) measure(ctx context.Context, c *cells.Cell, threads int, o
 	if err != nil {
 		return nil, err
 	}
-	return p.measure(ctx, co, ignore, threads)
+	return p.measure(ctx, co, ignore, c, threads)
 }
 
 // dataset prepares the plan's dataset when the database has none, resumes

@@ -33,6 +33,9 @@ type Executor struct {
 	Plan    bool
 	Out     io.Writer
 	Measure Measure
+	// Progress, if set, hears of each cell as it starts (done of total
+	// before it, with the time left) and of the end (c nil, done == total).
+	Progress func(done, total int, c *Cell, eta time.Duration)
 }
 
 // Pending splits cells into those still to run and the indexes of those
@@ -118,6 +121,9 @@ func (e *Executor) Run(ctx context.Context, cells []*Cell) error {
 			took += cool
 		}
 	}
+	if e.Progress != nil && len(cells) > 0 {
+		e.Progress(cells[0].Of, cells[0].Of, nil, 0)
+	}
 	return nil
 }
 
@@ -136,6 +142,9 @@ func (e *Executor) announce(c *Cell, left []*Cell, planned, took time.Duration) 
 			eta = time.Duration(float64(eta) * float64(took) / float64(planned))
 		}
 		fmt.Fprintf(e.Out, "\n== cell %d/%d: %s; ETA %s (%d to run)\n", c.Index, c.Of, c, eta.Round(time.Second), len(left))
+		if e.Progress != nil {
+			e.Progress(c.Of-len(left), c.Of, c, eta)
+		}
 	case s.Search != nil:
 	case s.Repeats > 1:
 		fmt.Fprintf(e.Out, "\n== %d threads, repeat %d of %d (run %d of %d)\n", c.Threads, c.Repeat, s.Repeats, c.Index, c.Of)

@@ -40,9 +40,11 @@ type Op struct {
 }
 
 // Registry holds the histograms of a run. Record is safe for concurrent use;
-// the other methods are called by one reporter goroutine.
+// the other methods are called by one reporter goroutine, except Snapshot,
+// which any goroutine may call (a metrics scrape).
 type Registry struct {
 	ops []*Op
+	mu  sync.Mutex // the reporter's folding against Snapshot; Record never takes it
 }
 
 // NewRegistry makes a registry with one Op per name and nStripes stripes each.
@@ -109,6 +111,8 @@ func (r *Registry) fold() {
 // Interval returns per operation what was recorded since the last call.
 // The histograms are valid until the next call.
 func (r *Registry) Interval() []*hdr.Histogram {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.cut()
 	r.fold()
 	out := make([]*hdr.Histogram, len(r.ops))
@@ -124,6 +128,8 @@ func (r *Registry) Interval() []*hdr.Histogram {
 // last Checkpoint, including what is still in the stripes, and leaves the
 // current interval's samples for the next Interval.
 func (r *Registry) Total() []*hdr.Histogram {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.cut()
 	r.fold()
 	return r.totals()
@@ -140,6 +146,8 @@ func (r *Registry) totals() []*hdr.Histogram {
 // Checkpoint returns what Total would and starts the totals anew (report
 // checkpoints); intervals go on whole.
 func (r *Registry) Checkpoint() []*hdr.Histogram {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.cut()
 	r.fold()
 	out := r.totals()
@@ -151,6 +159,8 @@ func (r *Registry) Checkpoint() []*hdr.Histogram {
 
 // Reset drops everything recorded so far (end of warm-up).
 func (r *Registry) Reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.cut()
 	for _, o := range r.ops {
 		for j := range o.stripes {
@@ -159,6 +169,27 @@ func (r *Registry) Reset() {
 		o.total.Reset()
 		o.pending.Reset()
 	}
+}
+
+// Snapshot returns a copy of each operation's histogram since the start
+// (or the last Checkpoint or Reset), the samples still in the stripes
+// included, without cutting an interval: what a metrics scrape reads. Each
+// stripe is locked while it is copied, as Record locks it.
+func (r *Registry) Snapshot() []*hdr.Histogram {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*hdr.Histogram, len(r.ops))
+	for i, o := range r.ops {
+		h := hdr.Import(o.total.Export()) // total holds pending too
+		for j := range o.stripes {
+			s := &o.stripes[j]
+			s.mu.Lock()
+			h.Merge(s.cur)
+			s.mu.Unlock()
+		}
+		out[i] = h
+	}
+	return out
 }
 
 // Encode returns the histogram as compressed base64 text that Decode restores exactly.

@@ -137,3 +137,37 @@ func TestCheckpointKeepsTheInterval(t *testing.T) {
 		t.Error("Reset left samples")
 	}
 }
+
+// Snapshot sees every sample recorded so far, folded or still in a stripe,
+// and leaves the intervals whole; it may run beside Record and Interval.
+func TestSnapshot(t *testing.T) {
+	r := NewRegistry([]string{"a"}, 4)
+	for i := 0; i < 10; i++ {
+		r.Record(0, i, 100)
+	}
+	r.Interval()
+	for i := 0; i < 5; i++ {
+		r.Record(0, i, 200)
+	}
+	if n := r.Snapshot()[0].TotalCount(); n != 15 {
+		t.Errorf("snapshot counts %d samples, want 15", n)
+	}
+	if n := r.Interval()[0].TotalCount(); n != 5 {
+		t.Errorf("the interval after a snapshot has %d samples, want 5", n)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 1000; i++ {
+			r.Record(0, i, 300)
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		r.Snapshot()
+		r.Interval()
+	}
+	<-done
+	if n := r.Total()[0].TotalCount(); n != 1015 {
+		t.Errorf("total %d, want 1015", n)
+	}
+}

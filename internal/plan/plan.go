@@ -310,7 +310,8 @@ func (p *Plan) check(known Workloads) error {
 
 // reserved options are the plan's own: set by its keys, not by options.
 var reserved = map[string]string{"threads": "threads", "time": "time", "result-file": "", "result-dir": "",
-	"repeat": "repeats", "p95-slo": "p95_limit", "slo-steps": "search_steps", "cooldown": "cooldown", "start-at": ""}
+	"repeat": "repeats", "p95-slo": "p95_limit", "slo-steps": "search_steps", "cooldown": "cooldown", "start-at": "",
+	"metrics-addr": "", "client-id": ""} // plan run's own: one endpoint for the whole plan
 
 // Reserved says whether an option (its name without dashes) is the plan's
 // to set, so neither a step's options nor the options for every command may.

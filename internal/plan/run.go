@@ -16,9 +16,10 @@ import (
 // Hooks are what running a plan needs of its workload: the dataset made
 // or verified, the warm-up, and one cell's measurement.
 type Hooks struct {
-	Dataset func(ctx context.Context) error
-	Warmup  func(ctx context.Context) error
-	Measure cells.Measure
+	Dataset  func(ctx context.Context) error
+	Warmup   func(ctx context.Context) error
+	Measure  cells.Measure
+	Progress func(done, total int, c *cells.Cell, eta time.Duration) // optional: live metrics
 }
 
 // Run runs the plan's cells into dir: one plan run per folder at a time,
@@ -40,7 +41,7 @@ func Run(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.Writ
 	if err := p.WriteCopy(dir); err != nil {
 		return fmt.Errorf("cannot write to --result-dir: %v", err)
 	}
-	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: h.Measure}
+	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: h.Measure, Progress: h.Progress}
 	todo, done, notes := ex.Pending(cs)
 	for _, n := range notes {
 		fmt.Fprintln(out, n)

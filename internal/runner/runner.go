@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
@@ -47,6 +49,46 @@ type Config struct {
 	// Grace is how long to wait for in-flight events after a stop before reporting anyway.
 	Grace time.Duration
 	Seed  int64
+	// Watch, if set, is given the run as it starts: a view that any
+	// goroutine may read while it runs (live metrics).
+	Watch func(*Live)
+}
+
+// Live is a run in progress as a metrics scrape reads it: counters and
+// histograms since the measured start (0 during the warm-up), read from
+// the threads' own counters and stripes, so the threads do nothing more.
+type Live struct {
+	r    *run
+	mu   sync.Mutex
+	base measure.Totals // counters at the measured start
+}
+
+// Counts are the counters since the measured start.
+func (l *Live) Counts() measure.Totals {
+	l.mu.Lock()
+	base := l.base
+	l.mu.Unlock()
+	return l.r.snapshot().Sub(base)
+}
+
+// Running is the number of threads still running.
+func (l *Live) Running() int { return int(l.r.running.Load()) }
+
+// Queue is the --rate queue's length (0 in a closed loop).
+func (l *Live) Queue() int64 {
+	if l.r.queue == nil {
+		return 0
+	}
+	return int64(len(l.r.queue))
+}
+
+// Hists are each operation's latencies since the measured start.
+func (l *Live) Hists() []*hdr.Histogram { return l.r.reg.Snapshot() }
+
+func (l *Live) setBase(t measure.Totals) {
+	l.mu.Lock()
+	l.base = t
+	l.mu.Unlock()
 }
 
 // Connector hands out connections, round-robin over endpoints.
@@ -111,6 +153,10 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	r.start = time.Now()
 	r.measuredStart = r.start
 	r.periodStart = r.start
+	live := &Live{r: r}
+	if cfg.Watch != nil {
+		cfg.Watch(live)
+	}
 	for _, t := range r.threads {
 		wg.Add(1)
 		r.running.Add(1)
@@ -187,6 +233,7 @@ loop:
 		case <-warm:
 			r.resetExtremes()
 			r.reg.Reset()
+			live.setBase(r.base)
 			last = r.base
 			r.measuredStart = time.Now()
 			r.periodStart = r.measuredStart

@@ -366,3 +366,49 @@ func TestRateFinalIntervalHasQueue(t *testing.T) {
 		t.Fatalf("final interval at %s: concurrency %d, queue %d", last.Elapsed, last.Concurrency, last.QueueLength)
 	}
 }
+
+// A Live view read from another goroutine all through a run (a metrics
+// scrape) sees counts that never go down and never pass the final ones,
+// and at the end agrees with them (no checkpoint, no warm-up).
+func TestLiveReadsDuringRun(t *testing.T) {
+	var rolled, closed atomic.Int64
+	var live atomic.Pointer[Live]
+	stop := make(chan struct{})
+	var reads [][2]int64 // events, histogram count
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if l := live.Load(); l != nil {
+				reads = append(reads, [2]int64{l.Counts()[measure.Events], l.Hists()[0].TotalCount()})
+				_ = l.Running() + int(l.Queue())
+			}
+		}
+	}()
+	f, err := Run(context.Background(), Config{Threads: 4, Events: 20000, Watch: func(l *Live) { live.Store(l) }}, &fakeConnector{},
+		factory(func(*worker.Thread) error { return nil }, &rolled, &closed), hist.NewRegistry([]string{"e"}, 4), &nopReporter{})
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := live.Load()
+	if l == nil || l.Counts()[measure.Events] != f.Counts[measure.Events] || l.Hists()[0].TotalCount() != f.Hists[0].TotalCount() {
+		t.Fatalf("live at the end %v, final %d", l, f.Counts[measure.Events])
+	}
+	prev := int64(0)
+	for _, r := range reads {
+		if r[0] < prev || r[0] > 20000 || r[1] > 20000 {
+			t.Fatalf("a live read %v after %d", r, prev)
+		}
+		prev = r[0]
+	}
+	if len(reads) < 2 {
+		t.Fatalf("only %d live reads", len(reads))
+	}
+}

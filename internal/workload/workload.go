@@ -142,6 +142,13 @@ type Run interface {
 	Final(f *measure.Final) (figures map[string]float64, notApplicable map[string]string)
 }
 
+// Counters is implemented by a Run that keeps counts of its own (TPC-C's
+// audit: rollbacks, remote lines, errors per transaction); live metrics
+// read them at any time from any goroutine, so they must be atomic.
+type Counters interface {
+	Counters() map[string]int64
+}
+
 // Tool names the client in banners and results ("oltpbench 1.2.3"); cmd sets it.
 var Tool = "oltpbench"
 

@@ -1,0 +1,267 @@
+// Package metrics serves a command's runs, loads and plan progress on a
+// Prometheus endpoint (/metrics) for as long as the command lives.
+//
+// Nothing is recorded for it: a scrape reads what the runs already keep
+// (the threads' counters and the latency stripes, through a Source), so
+// the hot path costs what it costs without it. A run that ended is served
+// with its final figures, the ones its result file holds, until the
+// command exits; each run is its own series (labels workload, test, step,
+// threads, repeat, client), so the runs of a plan and the clients of a
+// sweep add up in one query.
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/measure"
+)
+
+// A Source is a run in progress, read at scrape time from any goroutine.
+type Source interface {
+	Counts() measure.Totals  // since the measured start
+	Running() int            // threads still running
+	Queue() int64            // the --rate queue's length
+	Hists() []*hdr.Histogram // per operation, since the measured start
+}
+
+// Labels name a run.
+type Labels struct {
+	Workload, Test, Step string
+	Threads, Repeat      int
+}
+
+// Exporter is the endpoint of one command.
+type Exporter struct {
+	client string
+	ln     net.Listener
+	srv    *http.Server
+
+	mu   sync.Mutex
+	runs []*Run
+	plan *planState
+	load func() Load
+
+	scraped chan struct{} // closed and renewed at every scrape
+	gap     time.Duration // the longest time seen between two scrapes
+	last    time.Time
+}
+
+// Flags are the endpoint's command-line options.
+type Flags struct{ Addr, Client string }
+
+// Register adds --metrics-addr and --client-id to fs.
+func (f *Flags) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Addr, "metrics-addr", "", "serve Prometheus metrics of the runs, loads and plan on HOST:PORT/metrics for the whole command")
+	fs.StringVar(&f.Client, "client-id", "", "the client label of the metrics, to tell several client machines apart (default: the host name)")
+}
+
+// Open starts the endpoint the flags ask for; without --metrics-addr there
+// is none (nil, whose methods do nothing).
+func (f *Flags) Open() (*Exporter, error) {
+	if f.Addr == "" {
+		return nil, nil
+	}
+	client := f.Client
+	if client == "" {
+		client, _ = os.Hostname()
+	}
+	return Listen(f.Addr, client)
+}
+
+// Listen binds addr (HOST:PORT) at once, so that a port in use or an
+// address that does not parse stops the command before anything runs, and
+// serves /metrics from then on; client labels every series.
+func Listen(addr, client string) (*Exporter, error) {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, fmt.Errorf("invalid --metrics-addr=%s: use HOST:PORT, e.g. 0.0.0.0:9100 or :9100", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr=%s: %v: give a free port", addr, errors.Unwrap(err))
+	}
+	e := &Exporter{client: client, ln: ln, scraped: make(chan struct{})}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector{e})
+	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, EnableOpenMetrics: true})
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		e.noteScrape()
+	}))
+	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go e.srv.Serve(ln) // a failing scrape is the scraper's problem, never the run's
+	return e, nil
+}
+
+// Addr is the address the endpoint listens on.
+func (e *Exporter) Addr() string { return e.ln.Addr().String() }
+
+func (e *Exporter) noteScrape() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := time.Now()
+	if !e.last.IsZero() {
+		e.gap = max(e.gap, now.Sub(e.last))
+	}
+	e.last = now
+	close(e.scraped)
+	e.scraped = make(chan struct{})
+}
+
+// Close ends the endpoint. When something has been scraping it, Close
+// first waits for one more scrape (at most about two scrape intervals, and
+// 30 s), so that the scraper has the final figures of the last run.
+func (e *Exporter) Close() {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	wait, gap := e.scraped, e.gap
+	watched := !e.last.IsZero()
+	e.mu.Unlock()
+	if watched {
+		if gap == 0 {
+			gap = 15 * time.Second // one scrape so far: Prometheus's default interval
+		}
+		select {
+		case <-wait:
+		case <-time.After(min(2*gap+time.Second, 30*time.Second)):
+		}
+	}
+	e.srv.Close()
+}
+
+// Run is one run's series.
+type Run struct {
+	labels []string // label values, in runLabels' order
+	ops    []string
+	start  time.Time
+
+	mu      sync.Mutex
+	src     Source // nil once ended
+	end     time.Time
+	counts  measure.Totals
+	hists   []*hdr.Histogram
+	figures map[string]float64
+	extra   func() map[string]int64 // the workload's own counts; nil: none
+	last    map[string]int64        // extra at the end
+}
+
+// StartRun serves a run from src until End; ops name src's histograms;
+// extra, if not nil, gives the workload's own counts (read at any time).
+func (e *Exporter) StartRun(l Labels, ops []string, src Source, extra func() map[string]int64) *Run {
+	if e == nil {
+		return nil
+	}
+	r := &Run{labels: []string{e.client, l.Workload, l.Test, l.Step, strconv.Itoa(l.Threads), strconv.Itoa(l.Repeat)},
+		ops: ops, start: time.Now(), src: src, extra: extra}
+	e.mu.Lock()
+	e.runs = append(e.runs, r)
+	e.mu.Unlock()
+	return r
+}
+
+// End freezes the run at its final figures: the counts and histograms of
+// its result, and the workload's headline figures (tpmC, efficiency...).
+// A run that failed ends with what it had measured.
+func (r *Run) End(counts measure.Totals, hists []*hdr.Histogram, figures map[string]float64) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if hists == nil && r.src != nil {
+		counts, hists = r.src.Counts(), r.src.Hists()
+	}
+	r.src, r.end, r.counts, r.hists, r.figures = nil, time.Now(), counts, hists, figures
+	if r.extra != nil {
+		r.last = r.extra()
+	}
+}
+
+// snapshot is a run as a scrape sees it.
+type snapshot struct {
+	counts  measure.Totals
+	hists   []*hdr.Histogram
+	running int
+	queue   int64
+	end     time.Time
+	figures map[string]float64
+	extra   map[string]int64
+}
+
+func (r *Run) read() snapshot {
+	r.mu.Lock()
+	src, extra := r.src, r.extra
+	s := snapshot{counts: r.counts, hists: r.hists, end: r.end, figures: r.figures, extra: r.last}
+	r.mu.Unlock()
+	if src != nil {
+		s = snapshot{counts: src.Counts(), hists: src.Hists(), running: src.Running(), queue: src.Queue()}
+		if extra != nil {
+			s.extra = extra()
+		}
+	}
+	return s
+}
+
+// Load is a load in progress.
+type Load struct {
+	Phase  string // e.g. "load", "index", "done"
+	Tables []TableLoad
+}
+
+// TableLoad is one table's progress.
+type TableLoad struct {
+	Name                  string
+	Rows, Bytes           int64
+	UnitsDone, UnitsTotal int64
+}
+
+// WatchLoad serves a load's progress, read by progress at scrape time.
+func (e *Exporter) WatchLoad(progress func() Load) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	e.load = progress
+	e.mu.Unlock()
+}
+
+type planState struct {
+	start, end      time.Time
+	done, total     int
+	step            string
+	threads, repeat int
+	eta             time.Duration
+}
+
+// PlanProgress says where a plan is: cells done of total, the cell
+// running now (its step, threads and repeat) and the time left; at the
+// end, done == total and step == "".
+func (e *Exporter) PlanProgress(done, total int, step string, threads, repeat int, eta time.Duration) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.plan == nil {
+		e.plan = &planState{start: time.Now()}
+	}
+	p := e.plan
+	p.done, p.total, p.step, p.threads, p.repeat, p.eta = done, total, step, threads, repeat, eta
+	if done == total && step == "" {
+		p.end = time.Now()
+	}
+}
