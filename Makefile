@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-loader bench-tpcc bench-s3 bench-verdict db-start db-stop vet clean
+.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-metrics bench-loader bench-tpcc bench-s3 bench-verdict db-start db-stop vet clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
@@ -26,6 +26,10 @@ bench-sysbench: build
 # sysbench's own Lua files under the real sysbench (LuaJIT) and in oltpbench's embedded Lua: CPU per event, memory.
 bench-lua: build
 	scripts/bench-lua.sh
+
+# The cost of --metrics-addr scraped every second: QPS and client CPU per query, with / without.
+bench-metrics: build
+	scripts/bench-metrics.sh
 
 db-start:
 	scripts/mariadb-start.sh $(MARIADB_DIR)

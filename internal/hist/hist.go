@@ -45,6 +45,8 @@ type Op struct {
 type Registry struct {
 	ops []*Op
 	mu  sync.Mutex // the reporter's folding against Snapshot; Record never takes it
+	// snaps are Snapshot's histograms, reused: one is ~300 KB.
+	snaps []*hdr.Histogram
 }
 
 // NewRegistry makes a registry with one Op per name and nStripes stripes each.
@@ -171,25 +173,32 @@ func (r *Registry) Reset() {
 	}
 }
 
-// Snapshot returns a copy of each operation's histogram since the start
-// (or the last Checkpoint or Reset), the samples still in the stripes
-// included, without cutting an interval: what a metrics scrape reads. Each
-// stripe is locked while it is copied, as Record locks it.
+// Snapshot returns each operation's histogram since the start (or the last
+// Checkpoint or Reset), the samples still in the stripes included, without
+// cutting an interval: what a metrics scrape reads. The histograms are the
+// registry's own, valid until the next Snapshot. Each stripe is locked
+// while it is merged, as Record locks it.
 func (r *Registry) Snapshot() []*hdr.Histogram {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]*hdr.Histogram, len(r.ops))
+	if r.snaps == nil {
+		r.snaps = make([]*hdr.Histogram, len(r.ops))
+		for i := range r.snaps {
+			r.snaps[i] = New()
+		}
+	}
 	for i, o := range r.ops {
-		h := hdr.Import(o.total.Export()) // total holds pending too
+		h := r.snaps[i]
+		h.Reset()
+		h.Merge(o.total) // total holds pending too
 		for j := range o.stripes {
 			s := &o.stripes[j]
 			s.mu.Lock()
 			h.Merge(s.cur)
 			s.mu.Unlock()
 		}
-		out[i] = h
 	}
-	return out
+	return append([]*hdr.Histogram(nil), r.snaps...)
 }
 
 // Encode returns the histogram as compressed base64 text that Decode restores exactly.

@@ -48,10 +48,15 @@ var (
 )
 
 // classicBuckets are the latency buckets every scraper reads, in seconds.
-var classicBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+var classicBuckets = [...]float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
 
-// nativeSchema gives native histograms buckets 2^(1/8) apart (about 9%).
-const nativeSchema = 3
+// nativeSchema gives native histograms buckets 2^(1/8) apart (about 9%);
+// the latencies (1 us to 1 h) fall in native buckets nativeLow and up.
+const (
+	nativeSchema = 3
+	nativeLow    = -20 << nativeSchema // 2^-20 s < 1 us
+	nativeSpan   = 33 << nativeSchema  // up to 2^12 s > 1 h
+)
 
 // collector makes the metrics at scrape time; it describes none up front
 // (an unchecked collector), since the runs come and go.
@@ -82,7 +87,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 
 func collectRun(ch chan<- prometheus.Metric, r *Run) {
 	sn := r.read()
-	counts, hists, end := sn.counts, sn.hists, sn.end
+	counts, end := sn.counts, sn.end
 	l := r.labels
 	counter := func(d *prometheus.Desc, v int64, extra ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), append(append([]string(nil), l...), extra...)...)
@@ -97,13 +102,11 @@ func collectRun(ch chan<- prometheus.Metric, r *Run) {
 	counter(errorsDesc, counts.Get(measure.Errors))
 	counter(reconnDesc, counts.Get(measure.Reconnects))
 	counter(retriesDesc, counts.Get(measure.Retries))
-	for i, h := range hists {
-		if i >= len(r.ops) {
-			break
-		}
-		lv := append(append([]string(nil), l...), r.ops[i])
-		counter(opsDesc, h.TotalCount(), r.ops[i])
-		ch <- histogram(h, r.start, lv)
+	for i, m := range r.latency() {
+		// The operation counts come with the histograms they are read from,
+		// so the two always agree.
+		counter(opsDesc, int64(m.(both).count), r.ops[i])
+		ch <- m
 	}
 	gauge(threadsDesc, float64(sn.running))
 	gauge(queueDesc, float64(sn.queue))
@@ -155,35 +158,48 @@ func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 // classic buckets (for every scraper) and native ones (for a scraper that
 // asks for them, Prometheus with native histograms on). The sum is the
 // HDR histogram's mean times its count: exact to its 3 significant digits.
-func histogram(h *hdr.Histogram, start time.Time, labels []string) prometheus.Metric {
+func histogram(h *hdr.Histogram, start time.Time, labels []string) both {
 	count := uint64(h.TotalCount())
 	sum := h.Mean() * float64(count) / 1e6
-	classic := make(map[float64]uint64, len(classicBuckets))
-	native := map[int]int64{}
+	// Counted in slices, made maps once: a map update per HDR bucket was
+	// most of a scrape.
+	var per [len(classicBuckets) + 1]uint64 // per classic bucket; the last is +Inf
+	var nat [nativeSpan]int64               // native bucket i at nat[i-nativeLow]
 	for _, b := range h.Distribution() {
 		if b.Count == 0 {
 			continue
 		}
 		v := float64(b.To) / 1e6
-		for _, le := range classicBuckets {
-			if v <= le {
-				classic[le] += uint64(b.Count)
-			}
+		i := 0
+		for i < len(classicBuckets) && v > classicBuckets[i] {
+			i++
 		}
-		native[int(math.Ceil(math.Log2(v)*(1<<nativeSchema)))] += b.Count
+		per[i] += uint64(b.Count)
+		k := int(math.Ceil(math.Log2(v)*(1<<nativeSchema))) - nativeLow
+		nat[min(max(k, 0), nativeSpan-1)] += b.Count
 	}
-	for _, le := range classicBuckets {
-		if _, ok := classic[le]; !ok {
-			classic[le] = 0
+	classic := make(map[float64]uint64, len(classicBuckets))
+	var cum uint64
+	for i, le := range classicBuckets {
+		cum += per[i]
+		classic[le] = cum
+	}
+	native := map[int]int64{}
+	for k, n := range nat {
+		if n > 0 {
+			native[k+nativeLow] = n
 		}
 	}
 	c := prometheus.MustNewConstHistogramWithCreatedTimestamp(latencyDesc, count, sum, classic, start, labels...)
 	n := prometheus.MustNewConstNativeHistogram(latencyDesc, count, sum, native, nil, 0, nativeSchema, 0, start, labels...)
-	return both{c, n}
+	return both{c, n, count}
 }
 
 // both writes a classic histogram with the native buckets of another.
-type both struct{ classic, native prometheus.Metric }
+type both struct {
+	classic, native prometheus.Metric
+	count           uint64
+}
 
 func (b both) Desc() *prometheus.Desc { return b.classic.Desc() }
 

@@ -92,9 +92,7 @@ func Listen(addr, client string) (*Exporter, error) {
 		return nil, fmt.Errorf("--metrics-addr=%s: %v: give a free port", addr, errors.Unwrap(err))
 	}
 	e := &Exporter{client: client, ln: ln, scraped: make(chan struct{})}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector{e})
-	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, EnableOpenMetrics: true})
+	h := handler(e)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r)
@@ -103,6 +101,14 @@ func Listen(addr, client string) (*Exporter, error) {
 	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go e.srv.Serve(ln) // a failing scrape is the scraper's problem, never the run's
 	return e, nil
+}
+
+// handler renders e's metrics (text, or protobuf with native histograms to
+// a scraper that asks for it).
+func handler(e *Exporter) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector{e})
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, EnableOpenMetrics: true})
 }
 
 // Addr is the address the endpoint listens on.
@@ -157,7 +163,18 @@ type Run struct {
 	figures map[string]float64
 	extra   func() map[string]int64 // the workload's own counts; nil: none
 	last    map[string]int64        // extra at the end
+
+	// Latency histograms cost milliseconds to read and convert (HDR
+	// histograms of 1 us to 1 h), so a live run's are made again at most
+	// every histRefresh and an ended run's once.
+	histMu   sync.Mutex
+	histAt   time.Time
+	histDone bool // made from the final histograms
+	histMets []prometheus.Metric
 }
+
+// histRefresh is how stale a live run's latency histograms may be.
+const histRefresh = 5 * time.Second
 
 // StartRun serves a run from src until End; ops name src's histograms;
 // extra, if not nil, gives the workload's own counts (read at any time).
@@ -191,10 +208,9 @@ func (r *Run) End(counts measure.Totals, hists []*hdr.Histogram, figures map[str
 	}
 }
 
-// snapshot is a run as a scrape sees it.
+// snapshot is a run's counters as a scrape sees them.
 type snapshot struct {
 	counts  measure.Totals
-	hists   []*hdr.Histogram
 	running int
 	queue   int64
 	end     time.Time
@@ -205,15 +221,39 @@ type snapshot struct {
 func (r *Run) read() snapshot {
 	r.mu.Lock()
 	src, extra := r.src, r.extra
-	s := snapshot{counts: r.counts, hists: r.hists, end: r.end, figures: r.figures, extra: r.last}
+	s := snapshot{counts: r.counts, end: r.end, figures: r.figures, extra: r.last}
 	r.mu.Unlock()
 	if src != nil {
-		s = snapshot{counts: src.Counts(), hists: src.Hists(), running: src.Running(), queue: src.Queue()}
+		s = snapshot{counts: src.Counts(), running: src.Running(), queue: src.Queue()}
 		if extra != nil {
 			s.extra = extra()
 		}
 	}
 	return s
+}
+
+// latency is the run's latency histograms as metrics: the final ones once
+// it ended (made once), else the source's, made again every histRefresh.
+func (r *Run) latency() []prometheus.Metric {
+	r.histMu.Lock()
+	defer r.histMu.Unlock()
+	r.mu.Lock()
+	src, hists := r.src, r.hists
+	r.mu.Unlock()
+	if r.histDone || src != nil && r.histMets != nil && time.Since(r.histAt) < histRefresh {
+		return r.histMets
+	}
+	if src != nil {
+		hists = src.Hists()
+	}
+	r.histMets = r.histMets[:0]
+	for i, h := range hists {
+		if i < len(r.ops) {
+			r.histMets = append(r.histMets, histogram(h, r.start, append(append([]string(nil), r.labels...), r.ops[i])))
+		}
+	}
+	r.histAt, r.histDone = time.Now(), src == nil
+	return r.histMets
 }
 
 // Load is a load in progress.

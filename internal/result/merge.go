@@ -14,7 +14,8 @@ import (
 
 // clientOptions may differ between the client machines of one run.
 var clientOptions = map[string]bool{"mysql-host": true, "mysql-port": true, "mysql-socket": true, "result-file": true,
-	"output": true, "result-dir": true, "mysql-password-file": true, "config-file": true, "rand-seed": true, "cpu-profile": true}
+	"output": true, "result-dir": true, "mysql-password-file": true, "config-file": true, "rand-seed": true, "cpu-profile": true,
+	"metrics-addr": true, "client-id": true}
 
 // Merge combines the results of one run measured on several client machines:
 // histograms merged exactly, counts summed, threads summed. Results of other
