@@ -31,7 +31,7 @@ tp=("${conn[@]}" --mysql-db=tpcc --warehouses="$WAREHOUSES")
 "$work/oltpbench-b" sysbench oltp_common "${sb[@]}" --threads=2 prewarm >/dev/null
 "$work/oltpbench-b" tpcc prepare "${tp[@]}" --threads=2 --progress=off >/dev/null
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
+. scripts/bench-lib.sh # median, pair_row
 
 # one BIN WHAT: prints "throughput cpu_us_per_unit"
 one() {

@@ -17,7 +17,7 @@ conn=(--mysql-host="$OLTPBENCH_TEST_HOST" --mysql-port="$OLTPBENCH_TEST_PORT" --
 "${M[@]}" -e "CREATE DATABASE IF NOT EXISTS sbtest"
 csv=$(mktemp -d)
 bin/oltpbench csv sysbench --dir="$csv" --mysql-db=sbtest --tables=4 --table-size=250000 --csv-file-size=1GiB --progress=off >/dev/null
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
+. scripts/bench-lib.sh # median, pair_row
 now() { date +%s.%N; }
 clean() { bin/oltpbench sysbench oltp_common "${conn[@]}" cleanup >/dev/null; }
 

@@ -26,13 +26,13 @@ out=$(mktemp -d)
 trap 'scripts/mariadb-stop.sh "$dir" --wipe; rm -rf "$out"' EXIT
 . "$dir/env"
 mkdir -p "$out/lua"
-for t in oltp_common $TESTS; do cp "/usr/share/sysbench/$t.lua" "$out/lua/$t.lua"; done
+for t in oltp_common oltp_read_write $TESTS; do cp "/usr/share/sysbench/$t.lua" "$out/lua/$t.lua"; done
 conn=(--mysql-host="$OLTPBENCH_TEST_HOST" --mysql-port="$OLTPBENCH_TEST_PORT" --mysql-user=root --mysql-db=sbtest --tables=4 --table-size=100000)
 mariadb --no-defaults -uroot -S "$OLTPBENCH_TEST_SOCKET" -e "CREATE DATABASE IF NOT EXISTS sbtest"
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 --progress=off prepare >/dev/null
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prewarm >/dev/null
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
+. scripts/bench-lib.sh # median, pair_row
 
 # run TOOL ARGS...: prints "qps cpu_us_per_event peak_rss_mb"
 run() {
@@ -45,7 +45,7 @@ run() {
     END {gsub(/[(]/, "", q); printf "%.1f %.3f %.0f\n", q, (u+s)*1e6/n, m/1024}' "$out/log"
 }
 
-printf "%-18s %7s | %10s %10s %6s | %9s %9s %6s\n" script threads "sb QPS" "ob QPS" ratio "sb us/ev" "ob us/ev" ratio
+printf "%-22s %7s | %10s %10s %7s | %9s %9s %7s\n" script threads "sb QPS" "ob QPS" ratio "sb us/ev" "ob us/ev" ratio
 for test in $TESTS; do
   for th in $THREADS; do
     : >"$out/pairs"
@@ -57,12 +57,7 @@ for test in $TESTS; do
         echo "$tool $(run "$tool" "$out/lua/$test.lua" "${conn[@]}" --threads="$th" --time="$DUR" run)" >>"$out/pairs"
       done
     done
-    sq=$(awk '$1=="sysbench" {print $2}' "$out/pairs" | median)
-    oq=$(awk '$1=="oltpbench" {print $2}' "$out/pairs" | median)
-    sc=$(awk '$1=="sysbench" {print $3}' "$out/pairs" | median)
-    oc=$(awk '$1=="oltpbench" {print $3}' "$out/pairs" | median)
-    printf "%-18s %7s | %10s %10s %5.2fx | %9s %9s %5.2fx\n" "$test.lua" "$th" "$sq" "$oq" "$(awk -v a="$oq" -v b="$sq" 'BEGIN{print a/b}')" \
-      "$sc" "$oc" "$(awk -v a="$oc" -v b="$sc" 'BEGIN{print a/b}')"
+    pair_row "$out/pairs" sysbench oltpbench "$test.lua" "$th"
   done
 done
 

@@ -5,7 +5,8 @@
 # does, the text format). Prints medians: QPS and client
 # CPU per query (user+sys of the client / queries), with / without
 # (VERBOSE=1: every run's figures too).
-# Knobs: PAIRS (default 5), DUR seconds (default 10), TESTS, THREADS.
+# Knobs: PAIRS (default 5), DUR seconds (default 10), TESTS, THREADS;
+# SCRAPE=0 serves the endpoint without scraping it (the listener alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${PAIRS:-5}
@@ -24,7 +25,7 @@ bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 --progress=off prepa
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prewarm >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || go run scripts/freeport.go)
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
+. scripts/bench-lib.sh # median, pair_row
 
 # run MODE ARGS...: prints "qps cpu_us_per_query"; MODE "on" adds --metrics-addr and scrapes it every second.
 run() {
@@ -32,8 +33,10 @@ run() {
   local extra=() scraper=
   if [ "$mode" = on ]; then
     extra=(--metrics-addr="127.0.0.1:$port")
-    (while sleep 1; do curl -s "http://127.0.0.1:$port/metrics" >/dev/null || true; done) &
-    scraper=$!
+    if [ "${SCRAPE:-1}" != 0 ]; then
+      (while sleep 1; do curl -s "http://127.0.0.1:$port/metrics" >/dev/null || true; done) &
+      scraper=$!
+    fi
   fi
   /usr/bin/time -f "%U %S" -o "$out/time" bin/oltpbench sysbench "$@" "${extra[@]}" >"$out/log" 2>&1 || { cat "$out/log" >&2; return 1; }
   [ -n "$scraper" ] && kill "$scraper" 2>/dev/null && wait "$scraper" 2>/dev/null || true
@@ -41,7 +44,7 @@ run() {
   awk -v u="$u" -v s="$s" '/^    queries:/ {q=$2; qps=$3} END {gsub(/[(]/, "", qps); printf "%.1f %.3f\n", qps, (u+s)*1e6/q}' "$out/log"
 }
 
-printf "%-18s %7s | %10s %10s %6s | %9s %9s %6s\n" test threads "off QPS" "on QPS" ratio "off us/q" "on us/q" ratio
+printf "%-22s %7s | %10s %10s %7s | %9s %9s %7s\n" test threads "off QPS" "on QPS" ratio "off us/q" "on us/q" ratio
 for test in $TESTS; do
   for th in $THREADS; do
     : >"$out/pairs"
@@ -55,11 +58,6 @@ for test in $TESTS; do
         [ -n "${VERBOSE:-}" ] && echo "  pair $i: $line" >&2
       done
     done
-    fq=$(awk '$1=="off" {print $2}' "$out/pairs" | median)
-    nq=$(awk '$1=="on" {print $2}' "$out/pairs" | median)
-    fc=$(awk '$1=="off" {print $3}' "$out/pairs" | median)
-    nc=$(awk '$1=="on" {print $3}' "$out/pairs" | median)
-    printf "%-18s %7s | %10s %10s %5.3fx | %9s %9s %5.3fx\n" "$test" "$th" "$fq" "$nq" "$(awk -v a="$nq" -v b="$fq" 'BEGIN{print a/b}')" \
-      "$fc" "$nc" "$(awk -v a="$nc" -v b="$fc" 'BEGIN{print a/b}')"
+    pair_row "$out/pairs" off on "$test" "$th"
   done
 done

@@ -30,7 +30,7 @@ threads = [$levels]
 time = "${DUR}s"
 PLAN
 n=$(echo "$LEVELS" | wc -w)
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
+. scripts/bench-lib.sh # median, pair_row
 qps() { awk '/^    queries:/ {gsub(/\(/, "", $3); print $3}' "$@"; }
 # one KIND ROUND: runs the matrix, appends the seconds beyond the runs to KIND.over and QPS to KIND.TH
 one() {

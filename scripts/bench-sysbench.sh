@@ -25,7 +25,7 @@ conn=(--mysql-host="$OLTPBENCH_TEST_HOST" --mysql-port="$OLTPBENCH_TEST_PORT" --
 mariadb --no-defaults -uroot -S "$OLTPBENCH_TEST_SOCKET" -e "CREATE DATABASE IF NOT EXISTS sbtest"
 out=$(mktemp -d)
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
+. scripts/bench-lib.sh # median, pair_row
 
 # run TOOL ARGS...: prints "qps cpu_us_per_query wall_s"
 run() {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stops the server started by s3-start.sh. Usage: scripts/s3-stop.sh [DIR] [--wipe]
+# Stops the server started by s3-start.sh (or prometheus-start.sh: a pid file in DIR).
+# Usage: scripts/s3-stop.sh [DIR] [--wipe]
 set -uo pipefail
 dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/.s3"}
 if [ -f "$dir/pid" ]; then

@@ -65,8 +65,12 @@ func importCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			lo.Log = out
-			lo.Quiet = true
+			exp, err := f.metrics.Open()
+			if err != nil {
+				return err
+			}
+			defer exp.Close()
+			lo.Log, lo.Quiet, lo.Watch = out, true, exp.WatchLoad
 			rep, err := loader.ImportDir(ctx, co, f.load.Dir, lo)
 			if err != nil {
 				return err
@@ -80,6 +84,7 @@ func importCommand() *cobra.Command {
 	f.conn.Register(fs, "sbtest")
 	f.load.Register(fs, false)
 	fs.IntVar(&f.threads, "threads", 4, "parallel loads")
+	f.metrics.Register(fs)
 	return cmd
 }
 
