@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -225,5 +227,36 @@ func TestMetricsBadAddr(t *testing.T) {
 		"--result-dir", t.TempDir(), "--", "--metrics-addr=127.0.0.1:1")
 	if r.code == 0 || !strings.Contains(r.stderr, "--metrics-addr=127.0.0.1:1 after -- is the plan's to set: change the plan, or give it to plan run before --") {
 		t.Errorf("--metrics-addr after --: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// The password is in no series: a run given one is scraped while it runs.
+func TestMetricsNoSecret(t *testing.T) {
+	if binPath == "" {
+		needServer(t) // the binary is built with the test server
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	const secret = "hunter2-metrics-secret"
+	c := exec.Command(binPath, "sysbench", "oltp_point_select", "--mysql-dry-run", "--time=3", "--mysql-password="+secret,
+		"--metrics-addr="+addr, "--client-id=nosecret", "run")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Wait()
+	var body string
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && !strings.Contains(body, "oltpbench_events_total"); time.Sleep(100 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+		}
+	}
+	if !strings.Contains(body, `client="nosecret"`) || strings.Contains(body, secret) {
+		t.Errorf("scrape during the run (secret there: %v):\n%.2000s", strings.Contains(body, secret), body)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -376,7 +375,7 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	if err := res.SetFinal(fin, ops); err != nil {
 		return nil, err
 	}
-	live.End(fin.Counts, fin.Hists, figures(res))
+	live.End(fin.Counts, fin.Hists, res.AllFigures())
 	if p.f.output == "json" {
 		if err := res.Encode(p.out); err != nil {
 			return nil, err
@@ -449,15 +448,4 @@ func atLevel(w io.Writer, on bool) io.Writer {
 		return w
 	}
 	return io.Discard
-}
-
-// figures are a result's headline figure and the workload's own, for the
-// metrics of a run that ended.
-func figures(res *result.Result) map[string]float64 {
-	f := maps.Clone(res.Figures)
-	if f == nil {
-		f = map[string]float64{}
-	}
-	f[res.Metric.Name], _ = res.Throughput()
-	return f
 }

@@ -3,6 +3,7 @@ package result
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -198,6 +199,17 @@ func (r *Result) Throughput() (value float64, unit string) {
 		n += r.Totals[c]
 	}
 	return float64(n) / r.Seconds * m.PerSeconds, m.Name
+}
+
+// AllFigures are the headline figure, by the metric's name, and the
+// workload's own figures (what live metrics serve once a run ended).
+func (r *Result) AllFigures() map[string]float64 {
+	f := maps.Clone(r.Figures)
+	if f == nil {
+		f = map[string]float64{}
+	}
+	f[r.Metric.Name], _ = r.Throughput()
+	return f
 }
 
 // TPS is events (transactions) per second.
