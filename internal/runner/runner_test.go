@@ -375,6 +375,9 @@ func TestLiveReadsDuringRun(t *testing.T) {
 	var live atomic.Pointer[Live]
 	stop := make(chan struct{})
 	var reads [][2]int64 // events, histogram count
+	// The run waits halfway for three reads, so that some come mid-run on
+	// any machine.
+	mid, threeReads := atomic.Int64{}, make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -387,11 +390,20 @@ func TestLiveReadsDuringRun(t *testing.T) {
 			if l := live.Load(); l != nil {
 				reads = append(reads, [2]int64{l.Counts()[measure.Events], l.Hists()[0].TotalCount()})
 				_ = l.Running() + int(l.Queue())
+				if len(reads) == 3 {
+					close(threeReads)
+				}
 			}
 		}
 	}()
+	event := func(*worker.Thread) error {
+		if mid.Add(1) == 10000 {
+			<-threeReads
+		}
+		return nil
+	}
 	f, err := Run(context.Background(), Config{Threads: 4, Events: 20000, Watch: func(l *Live) { live.Store(l) }}, &fakeConnector{},
-		factory(func(*worker.Thread) error { return nil }, &rolled, &closed), hist.NewRegistry([]string{"e"}, 4), &nopReporter{})
+		factory(event, &rolled, &closed), hist.NewRegistry([]string{"e"}, 4), &nopReporter{})
 	close(stop)
 	<-done
 	if err != nil {
@@ -408,7 +420,7 @@ func TestLiveReadsDuringRun(t *testing.T) {
 		}
 		prev = r[0]
 	}
-	if len(reads) < 2 {
-		t.Fatalf("only %d live reads", len(reads))
+	if len(reads) < 3 || reads[2][0] >= 20000 {
+		t.Fatalf("%d live reads, the third at %v events: none mid-run", len(reads), reads)
 	}
 }
