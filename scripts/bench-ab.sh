@@ -31,7 +31,7 @@ tp=("${conn[@]}" --mysql-db=tpcc --warehouses="$WAREHOUSES")
 "$work/oltpbench-b" sysbench oltp_common "${sb[@]}" --threads=2 prewarm >/dev/null
 "$work/oltpbench-b" tpcc prepare "${tp[@]}" --threads=2 --progress=off >/dev/null
 
-. scripts/bench-lib.sh # median, pair_row
+. scripts/bench-lib.sh # median, pair_row, alternate
 
 # one BIN WHAT: prints "throughput cpu_us_per_unit"
 one() {

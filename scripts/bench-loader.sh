@@ -17,7 +17,7 @@ conn=(--mysql-host="$OLTPBENCH_TEST_HOST" --mysql-port="$OLTPBENCH_TEST_PORT" --
 "${M[@]}" -e "CREATE DATABASE IF NOT EXISTS sbtest"
 csv=$(mktemp -d)
 bin/oltpbench csv sysbench --dir="$csv" --mysql-db=sbtest --tables=4 --table-size=250000 --csv-file-size=1GiB --progress=off >/dev/null
-. scripts/bench-lib.sh # median, pair_row
+. scripts/bench-lib.sh # median, pair_row, alternate
 now() { date +%s.%N; }
 clean() { bin/oltpbench sysbench oltp_common "${conn[@]}" cleanup >/dev/null; }
 

@@ -5,7 +5,7 @@
 # Prints per pair and as medians: QPS and client CPU per event (user+sys of
 # the client process / events), oltpbench / sysbench; then peak RSS of both
 # at MEM_THREADS threads running oltp_read_write.lua.
-# Knobs: PAIRS (default 5), DUR seconds (default 10), TESTS, THREADS, MEM_THREADS.
+# Knobs: PAIRS (default 5), DUR seconds (default 10), TESTS, THREADS, MEM_THREADS, VERBOSE=1 (every run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${PAIRS:-5}
@@ -32,7 +32,7 @@ mariadb --no-defaults -uroot -S "$OLTPBENCH_TEST_SOCKET" -e "CREATE DATABASE IF 
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 --progress=off prepare >/dev/null
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prewarm >/dev/null
 
-. scripts/bench-lib.sh # median, pair_row
+. scripts/bench-lib.sh # median, pair_row, alternate
 
 # run TOOL ARGS...: prints "qps cpu_us_per_event peak_rss_mb"
 run() {
@@ -50,13 +50,7 @@ for test in $TESTS; do
   for th in $THREADS; do
     : >"$out/pairs"
     run oltpbench "$out/lua/$test.lua" "${conn[@]}" --threads="$th" --time=2 run >/dev/null # warm-up
-    for i in $(seq 1 "$PAIRS"); do
-      order="sysbench oltpbench"
-      [ $((i % 2)) -eq 0 ] && order="oltpbench sysbench"
-      for tool in $order; do
-        echo "$tool $(run "$tool" "$out/lua/$test.lua" "${conn[@]}" --threads="$th" --time="$DUR" run)" >>"$out/pairs"
-      done
-    done
+    alternate "$out/pairs" sysbench oltpbench "$out/lua/$test.lua" "${conn[@]}" --threads="$th" --time="$DUR" run
     pair_row "$out/pairs" sysbench oltpbench "$test.lua" "$th"
   done
 done

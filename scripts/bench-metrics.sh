@@ -25,7 +25,7 @@ bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 --progress=off prepa
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prewarm >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || go run scripts/freeport.go)
 
-. scripts/bench-lib.sh # median, pair_row
+. scripts/bench-lib.sh # median, pair_row, alternate
 
 # run MODE ARGS...: prints "qps cpu_us_per_query"; MODE "on" adds --metrics-addr and scrapes it every second.
 run() {
@@ -49,15 +49,7 @@ for test in $TESTS; do
   for th in $THREADS; do
     : >"$out/pairs"
     run off "$test" "${conn[@]}" --threads="$th" --time=2 run >/dev/null # warm-up
-    for i in $(seq 1 "$PAIRS"); do
-      order="off on"
-      [ $((i % 2)) -eq 0 ] && order="on off"
-      for mode in $order; do
-        line="$mode $(run "$mode" "$test" "${conn[@]}" --threads="$th" --time="$DUR" run)"
-        echo "$line" >>"$out/pairs"
-        [ -n "${VERBOSE:-}" ] && echo "  pair $i: $line" >&2
-      done
-    done
+    alternate "$out/pairs" off on "$test" "${conn[@]}" --threads="$th" --time="$DUR" run
     pair_row "$out/pairs" off on "$test" "$th"
   done
 done

@@ -30,7 +30,7 @@ threads = [$levels]
 time = "${DUR}s"
 PLAN
 n=$(echo "$LEVELS" | wc -w)
-. scripts/bench-lib.sh # median, pair_row
+. scripts/bench-lib.sh # median, pair_row, alternate
 qps() { awk '/^    queries:/ {gsub(/\(/, "", $3); print $3}' "$@"; }
 # one KIND ROUND: runs the matrix, appends the seconds beyond the runs to KIND.over and QPS to KIND.TH
 one() {

@@ -23,7 +23,7 @@ trap 'scripts/s3-stop.sh "$s3dir" --wipe; rm -rf "$work"' EXIT
 mkdir -p "$OLTPBENCH_TEST_S3_DATA/bench" # a bucket of the posix backend
 url() { echo "s3://bench/$1?endpoint=$OLTPBENCH_TEST_S3_ENDPOINT&access-key=$OLTPBENCH_TEST_S3_ACCESS_KEY&secret-access-key=$OLTPBENCH_TEST_S3_SECRET_KEY"; }
 go build -o "$work/s3floor" ./scripts/s3floor
-. scripts/bench-lib.sh # median, pair_row
+. scripts/bench-lib.sh # median, pair_row, alternate
 # CPU seconds the S3 server has used so far (it shares the cores).
 srvcpu() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f\n", ($14+$15)/hz}' "/proc/$(cat "$s3dir/pid")/stat"; }
 timed() { /usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" >"$work/log" 2>&1 || { tail -5 "$work/log" >&2; return 1; }; cat "$work/t"; }

@@ -27,7 +27,7 @@ H=(-H 127.0.0.1 -P "$OLTPBENCH_TEST_PORT" -U root)
 OB=(bin/oltpbench tpcc --mysql-host=127.0.0.1 --mysql-port="$OLTPBENCH_TEST_PORT" --mysql-user=root --progress=off)
 SECTIONS=${SECTIONS:-"prepare run variants csv memory"}
 section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
-. scripts/bench-lib.sh # median, pair_row
+. scripts/bench-lib.sh # median, pair_row, alternate
 timed() { /usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" >"$work/log" 2>&1 || { tail -5 "$work/log" >&2; return 1; }; cat "$work/t"; }
 
 # prep TOOL: one prepare on an empty database; prints "wall user sys rss".
