@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"syscall"
+	"time"
 
 	"fmt"
 	"os"
@@ -390,18 +392,17 @@ func TestLuaRunModes(t *testing.T) {
 	}
 }
 
-// A plan whose steps run a script: the script's path is relative to the
-// plan file (the test runs from another folder), the script's own prepare
-// makes the dataset and the plan records it, so a second plan verifies it,
-// a prepare that was cut is cleaned up and redone, and tables the plan did
-// not record are refused; the script's cleanup drops the record too.
-func TestLuaPlan(t *testing.T) {
+// scriptPlan makes an empty database db and, in a folder of its own, a plan
+// whose dataset has rows rows and whose step runs scripts/myps.lua (a copy of
+// the stock point select script beside the plan), threads 1 and 2.
+func scriptPlan(t *testing.T, db string, rows int) (dir, planFile string) {
+	t.Helper()
 	needServer(t)
-	freshDB(t, "lua_plan")
-	if _, err := openDB(t, "").Exec("CREATE DATABASE lua_plan"); err != nil {
+	freshDB(t, db)
+	if _, err := openDB(t, "").Exec("CREATE DATABASE " + db); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	os.Mkdir(filepath.Join(dir, "scripts"), 0o755)
 	for _, name := range []string{"oltp_common", "oltp_point_select"} {
 		b, err := os.ReadFile(filepath.Join("/usr/share/sysbench", name+".lua"))
@@ -410,10 +411,10 @@ func TestLuaPlan(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, "scripts", strings.Replace(name, "oltp_point_select", "myps", 1)+".lua"), b, 0o644)
 	}
-	planFile := filepath.Join(dir, "p.toml")
-	os.WriteFile(planFile, []byte(`[dataset]
+	planFile = filepath.Join(dir, "p.toml")
+	os.WriteFile(planFile, []byte(fmt.Sprintf(`[dataset]
 workload = "sysbench"
-options = { tables = 1, table-size = 200 }
+options = { tables = 1, table-size = %d }
 [warmup]
 prewarm = true
 analyze = true
@@ -421,7 +422,17 @@ analyze = true
 test = "scripts/myps.lua"
 threads = [1, 2]
 time = "1s"
-`), 0o644)
+`, rows)), 0o644)
+	return dir, planFile
+}
+
+// A plan whose steps run a script: the script's path is relative to the
+// plan file (the test runs from another folder), the script's own prepare
+// makes the dataset and the plan records it, so a second plan verifies it,
+// a prepare that was cut is cleaned up and redone, and tables the plan did
+// not record are refused; the script's cleanup drops the record too.
+func TestLuaPlan(t *testing.T) {
+	dir, planFile := scriptPlan(t, "lua_plan", 200)
 	state := func() (st string) {
 		openDB(t, "lua_plan").QueryRow("SELECT v FROM oltpbench_dataset WHERE k = 'state'").Scan(&st)
 		return st
@@ -509,5 +520,45 @@ func TestLuaExactOutput(t *testing.T) {
 			}
 			sameLines(t, name, la, lb)
 		})
+	}
+}
+
+// A plan killed (SIGKILL) while its script prepares the dataset: the next
+// run finds the record "preparing", runs the script's cleanup and prepares
+// again, so the table holds its rows once, and the plan completes.
+func TestLuaPlanKilledPrepare(t *testing.T) {
+	const rows = 400000
+	_, planFile := scriptPlan(t, "lua_plan_kill", rows)
+	cmd, sc, _ := startBinary(t, planArgs(planFile, t.TempDir(), "lua_plan_kill")...)
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if strings.HasPrefix(sc.Text(), "Inserting ") {
+			break
+		}
+	}
+	// Part of the rows, not all: the kill lands inside the insert.
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		var n int
+		if openDB(t, "lua_plan_kill").QueryRow("SELECT COUNT(*) FROM sbtest1").Scan(&n) == nil && n > 0 {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	var n int
+	var st string
+	openDB(t, "lua_plan_kill").QueryRow("SELECT COUNT(*) FROM sbtest1").Scan(&n)
+	openDB(t, "lua_plan_kill").QueryRow("SELECT v FROM oltpbench_dataset WHERE k = 'state'").Scan(&st)
+	if n >= rows || st != "preparing" {
+		t.Fatalf("killed after %d of %d rows, record %q (want a cut prepare):\n%s", n, rows, st, strings.Join(seen, "\n"))
+	}
+	r := ob(t, nil, planArgs(planFile, t.TempDir(), "lua_plan_kill")...)
+	mustOK(t, r, "plan after the kill")
+	openDB(t, "lua_plan_kill").QueryRow("SELECT COUNT(*) FROM sbtest1").Scan(&n)
+	openDB(t, "lua_plan_kill").QueryRow("SELECT v FROM oltpbench_dataset WHERE k = 'state'").Scan(&st)
+	if !strings.Contains(r.stdout, "its prepare into lua_plan_kill was cut: running cleanup, then prepare again") || n != rows || st != "complete" ||
+		!strings.Contains(r.stdout, "Plan done: 2 cells") {
+		t.Errorf("after the kill: %d rows (want %d), record %q:\n%s", n, rows, st, r.stdout)
 	}
 }

@@ -230,33 +230,69 @@ func TestMetricsBadAddr(t *testing.T) {
 	}
 }
 
-// The password is in no series: a run given one is scraped while it runs.
-func TestMetricsNoSecret(t *testing.T) {
-	if binPath == "" {
-		needServer(t) // the binary is built with the test server
-	}
+// scrapeDuring runs the binary with --metrics-addr on a free port, reading
+// /metrics every 20 ms until it exits, and returns the last page read (the
+// command waits for one more scrape at its end, so it has the final values).
+func scrapeDuring(t *testing.T, args ...string) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	const secret = "hunter2-metrics-secret"
-	c := exec.Command(binPath, "sysbench", "oltp_point_select", "--mysql-dry-run", "--time=3", "--mysql-password="+secret,
-		"--metrics-addr="+addr, "--client-id=nosecret", "run")
+	c := exec.Command(binPath, append(args, "--metrics-addr="+addr)...)
+	var out strings.Builder
+	c.Stdout, c.Stderr = &out, &out
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Wait()
-	var body string
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && !strings.Contains(body, "oltpbench_events_total"); time.Sleep(100 * time.Millisecond) {
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	var last string
+	for {
 		if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			body = string(b)
+			last = string(b)
+		}
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Fatalf("%v: %v\n%s", args, err, out.String())
+			}
+			return last
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if !strings.Contains(body, `client="nosecret"`) || strings.Contains(body, secret) {
+}
+
+// The password is in no series: a run given one, scraped while it runs.
+func TestMetricsNoSecret(t *testing.T) {
+	needServer(t) // the binary is built with the test server
+	const secret = "hunter2-metrics-secret"
+	body := scrapeDuring(t, "sysbench", "oltp_point_select", "--mysql-dry-run", "--time=2", "--mysql-password="+secret, "--client-id=nosecret", "run")
+	if !strings.Contains(body, `oltpbench_events_total{client="nosecret"`) || strings.Contains(body, secret) {
 		t.Errorf("scrape during the run (secret there: %v):\n%.2000s", strings.Contains(body, secret), body)
+	}
+}
+
+// import --metrics-addr serves the load's progress per table: at the end,
+// every row and unit of the CSV files, and the phase done.
+func TestMetricsImport(t *testing.T) {
+	needServer(t)
+	dir := filepath.Join(t.TempDir(), "csv")
+	mustOK(t, ob(t, nil, "csv", "sysbench", "--dir="+dir, "--tables=2", "--table-size=30000", "--mysql-db=metrics_imp", "--csv-file-size=256KiB", "--progress=off"), "csv")
+	freshDB(t, "metrics_imp")
+	body := scrapeDuring(t, "import", "--dir="+dir, "--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--progress=off", "--client-id=imp")
+	for _, want := range []string{`oltpbench_load_rows_total{client="imp",table="sbtest1"} 30000`, `oltpbench_load_rows_total{client="imp",table="sbtest2"} 30000`,
+		`oltpbench_load_phase{client="imp",phase="done"} 1`} {
+		if !strings.Contains(body, want+"\n") {
+			t.Errorf("the last scrape of import lacks %s:\n%.3000s", want, body)
+		}
+	}
+	units := regexp.MustCompile(`(?m)^oltpbench_load_units(_done)?\{client="imp",table="sbtest1"\} (\d+)$`).FindAllStringSubmatch(body, -1)
+	if len(units) != 2 || units[0][2] != units[1][2] || units[0][2] == "0" || units[0][2] == "1" {
+		t.Errorf("sbtest1's units done and to do: %v (want equal, several)", units)
 	}
 }

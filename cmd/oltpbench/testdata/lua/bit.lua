@@ -1,5 +1,8 @@
 -- LuaJIT's bit library, a global in sysbench: every function, with
--- negative numbers, numbers beyond 32 bits and fractions.
+-- negative numbers, numbers beyond 32 bits and fractions. The main chunk
+-- prints too: sysbench prints that after its banner, once for the script
+-- and once per thread.
+print("chunk of", sysbench.cmdline.command, "in thread", sysbench.tid)
 local xs = {0, 1, -1, 5, -5, 255, 2^31, 2^31 - 1, -2^31, 2^32 + 7, 2^40 + 3, 1.5, 2.5, -2.5, 0x12345678, 0xdeadbeef}
 function event()
    for _, x in ipairs(xs) do
