@@ -11,6 +11,7 @@
 package metrics
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -95,8 +96,12 @@ func Listen(addr, client string) (*Exporter, error) {
 	h := handler(e)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
 		h.ServeHTTP(w, r)
-		e.noteScrape()
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush() // on its way to the scraper before Close may end the connection
+		}
+		e.noteScrape(start)
 	}))
 	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go e.srv.Serve(ln) // a failing scrape is the scraper's problem, never the run's
@@ -114,39 +119,55 @@ func handler(e *Exporter) http.Handler {
 // Addr is the address the endpoint listens on.
 func (e *Exporter) Addr() string { return e.ln.Addr().String() }
 
-func (e *Exporter) noteScrape() {
+// noteScrape records a scrape that began at start and was served.
+func (e *Exporter) noteScrape(start time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	now := time.Now()
 	if !e.last.IsZero() {
-		e.gap = max(e.gap, now.Sub(e.last))
+		e.gap = max(e.gap, start.Sub(e.last))
 	}
-	e.last = now
+	if start.After(e.last) {
+		e.last = start
+	}
 	close(e.scraped)
 	e.scraped = make(chan struct{})
 }
 
 // Close ends the endpoint. When something has been scraping it, Close
-// first waits for one more scrape (at most about two scrape intervals, and
-// 30 s), so that the scraper has the final figures of the last run.
+// first waits for a scrape that began after Close was called (at most about
+// two scrape intervals, and 30 s), so that the scraper has the final
+// figures of the last run; one that was under way read them too early.
 func (e *Exporter) Close() {
 	if e == nil {
 		return
 	}
+	closing := time.Now()
 	e.mu.Lock()
-	wait, gap := e.scraped, e.gap
-	watched := !e.last.IsZero()
+	gap, watched := e.gap, !e.last.IsZero()
 	e.mu.Unlock()
 	if watched {
 		if gap == 0 {
 			gap = 15 * time.Second // one scrape so far: Prometheus's default interval
 		}
-		select {
-		case <-wait:
-		case <-time.After(min(2*gap+time.Second, 30*time.Second)):
+		timeout := time.After(min(2*gap+time.Second, 30*time.Second))
+	wait:
+		for {
+			e.mu.Lock()
+			done, next := e.last.After(closing), e.scraped
+			e.mu.Unlock()
+			if done {
+				break
+			}
+			select {
+			case <-next:
+			case <-timeout:
+				break wait
+			}
 		}
 	}
-	e.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	e.srv.Shutdown(ctx) // lets a response in flight finish
 }
 
 // Run is one run's series.
