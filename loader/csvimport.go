@@ -2,9 +2,11 @@ package loader
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +46,14 @@ func importManifest(ctx context.Context, co conn.Options, m *Manifest, o Options
 		return nil, err
 	}
 	defer pool.Close()
-	ds := Dataset{Workload: m.Workload, Meta: m.Meta}
+	ds := Dataset{Workload: m.Workload, Meta: m.Meta, Extends: m.Extends}
+	for _, v := range m.Views {
+		ddl, err := m.store.ReadFile(v.SchemaFile)
+		if err != nil {
+			return nil, fmt.Errorf("schema of view %s: %v", v.Name, err)
+		}
+		ds.Views = append(ds.Views, dataset.View{Name: v.Name, DDL: strings.TrimSuffix(strings.TrimSpace(string(ddl)), ";")})
+	}
 	var units [][]unit
 	var kinds []string
 	for ti, mt := range m.Tables {
@@ -78,7 +87,12 @@ func importTiDB(ctx context.Context, pool *conn.Pool, m *Manifest, ds Dataset, o
 	rep := &Report{Mode: "import", ModeReason: "TiDB IMPORT INTO", IndexTiming: "import", IxReason: "IMPORT INTO builds indexes"}
 	db := pool.DB(0)
 	start := time.Now()
-	for _, t := range ds.Tables {
+	m, err := extendedManifest(ctx, db, m)
+	if err != nil {
+		return nil, err
+	}
+	for _, mt := range m.Tables {
+		t := ds.Tables[slices.IndexFunc(ds.Tables, func(t dataset.Table) bool { return t.Name == mt.Name })]
 		if _, err := db.ExecContext(ctx, ifNotExists(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t.DDL), ";")))); err != nil {
 			return nil, fmt.Errorf("creating %s: %v", t.Name, err)
 		}
@@ -104,11 +118,50 @@ func importTiDB(ctx context.Context, pool *conn.Pool, m *Manifest, ds Dataset, o
 		}
 	}
 	rep.Load = time.Since(t0)
+	if err := createViews(ctx, db, ds.Views); err != nil {
+		return nil, err
+	}
 	for _, t := range m.Tables {
 		rep.Rows += t.Rows
 	}
 	rep.Total = time.Since(start)
 	return rep, nil
+}
+
+// extendedManifest leaves out of m the tables of the complete dataset it
+// extends (IMPORT INTO needs empty tables, and they are complete).
+func extendedManifest(ctx context.Context, db *sql.DB, m *Manifest) (*Manifest, error) {
+	if m.Extends == "" {
+		return m, nil
+	}
+	have, err := ReadDataset(ctx, db)
+	if err != nil || have["workload"] != m.Extends || have["state"] != "complete" {
+		return m, err
+	}
+	var names []string
+	for _, t := range m.Tables {
+		names = append(names, t.Name)
+	}
+	var schema string
+	if err := db.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&schema); err != nil {
+		return nil, err
+	}
+	there, err := existingTables(ctx, db, schema, names)
+	if err != nil {
+		return nil, err
+	}
+	skip := map[string]bool{}
+	for _, n := range there {
+		skip[strings.ToLower(n)] = true
+	}
+	out := *m
+	out.Tables = nil
+	for _, t := range m.Tables {
+		if !skip[strings.ToLower(t.Name)] {
+			out.Tables = append(out.Tables, t)
+		}
+	}
+	return &out, nil
 }
 
 type countingReader struct {

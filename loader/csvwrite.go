@@ -78,6 +78,13 @@ func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest,
 		mt.ChunksPerFile = chunksPerFile(t, o)
 		m.Tables = append(m.Tables, mt)
 	}
+	m.Extends = ds.Extends
+	for _, v := range ds.Views {
+		if err := writeObject(st, viewFile(db, v.Name), []byte(v.DDL+";\n")); err != nil {
+			return nil, err
+		}
+		m.Views = append(m.Views, ManifestView{Name: v.Name, SchemaFile: viewFile(db, v.Name)})
+	}
 	if err := writeObject(st, schemaCreateFile(db), []byte("CREATE DATABASE IF NOT EXISTS "+quoteIdent(db)+";\n")); err != nil {
 		return nil, err
 	}

@@ -203,6 +203,7 @@ type job struct {
 	had        map[string]bool // the same, lower-case
 	created    []bool
 	continuing bool // --resume, or one of several shards
+	extending  bool // adding tables to a complete dataset of ds.Extends
 	tasks      []task
 	all        int            // units in all, before resume and shards
 	left       []atomic.Int64 // per table, units still to load here
@@ -244,6 +245,9 @@ func (j *job) run(ctx context.Context) (*Report, error) {
 		j.rep.Total = time.Since(j.start)
 		return j.rep, nil
 	}
+	if err := createViews(ctx, j.pool.DB(0), j.ds.Views); err != nil {
+		return nil, err
+	}
 	j.prog.setPhase("analyze")
 	if err := j.analyze(ctx); err != nil {
 		return nil, err
@@ -272,14 +276,49 @@ func (j *job) plan(ctx context.Context) error {
 		return err
 	}
 	j.continuing = j.o.Resume || j.o.Shards > 0
-	if len(j.existing) > 0 && !j.continuing {
-		return &ExistingTablesError{DB: j.schema, Tables: j.existing}
-	}
 	j.had = map[string]bool{}
 	for _, n := range j.existing {
 		j.had[strings.ToLower(n)] = true
 	}
+	if len(j.existing) == 0 {
+		return nil
+	}
+	if j.extending, err = j.extends(ctx); err != nil {
+		return err
+	}
+	if !j.extending && !j.continuing {
+		return &ExistingTablesError{DB: j.schema, Tables: j.existing}
+	}
+	j.continuing = true
 	return nil
+}
+
+// extends says whether the tables there are a complete dataset of the one
+// ds extends, made with the same options: then only the tables it lacks
+// are loaded, and the base's are left as they are.
+func (j *job) extends(ctx context.Context) (bool, error) {
+	if j.ds.Extends == "" {
+		return false, nil
+	}
+	have, err := ReadDataset(ctx, j.pool.DB(0))
+	if err != nil || have["workload"] != j.ds.Extends || have["state"] != "complete" {
+		return false, err
+	}
+	keys := []string{"seed"}
+	want := map[string]string{"seed": strconv.FormatUint(j.o.Seed, 10)}
+	for k, v := range j.ds.Meta {
+		keys, want[k] = append(keys, k), v
+	}
+	if diff := recordDiff(have, want, keys, true, "now"); diff != "" {
+		return false, fmt.Errorf("the %s dataset in %s was made with %s: prepare it with the same options, or run cleanup", j.ds.Extends, j.schema, diff)
+	}
+	for ti, t := range j.ds.Tables {
+		if j.had[strings.ToLower(t.Name)] {
+			j.units[ti] = nil // complete: the base's record says so
+		}
+	}
+	fmt.Fprintf(j.o.Info, "Extending the complete %s dataset in %s: loading only the tables it lacks\n", j.ds.Extends, j.schema)
+	return true, nil
 }
 
 // record writes the dataset's record, or checks it against the one an
@@ -293,11 +332,14 @@ func (j *job) record(ctx context.Context) error {
 	record := map[string]string{"workload": j.ds.Workload, "seed": strconv.FormatUint(j.o.Seed, 10), "unit": j.kind,
 		"index_timing": j.rep.IndexTiming, "load_mode": j.rep.Mode, "state": "loading"}
 	identity := []string{"workload", "seed", "unit", "index_timing"}
+	if j.extending { // the base's record becomes this dataset's
+		identity = []string{"seed", "index_timing"}
+	}
 	for k, v := range j.ds.Meta {
 		record[k] = v
 		identity = append(identity, k)
 	}
-	if len(j.existing) > 0 {
+	if len(j.existing) > 0 && !j.extending {
 		have, err := ReadDataset(ctx, db)
 		if err != nil {
 			return err
@@ -502,6 +544,16 @@ func (j *job) index(ctx context.Context) (complete bool, err error) {
 	j.rep.Index = time.Duration(j.indexNs.Load())
 	j.rep.Load += time.Since(t0) - j.rep.Index
 	return complete, nil
+}
+
+// createViews makes the dataset's views, once its tables are complete.
+func createViews(ctx context.Context, db *sql.DB, views []dataset.View) error {
+	for _, v := range views {
+		if _, err := db.ExecContext(ctx, v.DDL); err != nil {
+			return fmt.Errorf("creating view %s: %v", v.Name, err)
+		}
+	}
+	return nil
 }
 
 func (j *job) analyze(ctx context.Context) error {

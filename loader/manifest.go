@@ -25,7 +25,10 @@ type Manifest struct {
 	Shard  int             `json:"shard,omitempty"`
 	Shards int             `json:"shards,omitempty"`
 	Tables []ManifestTable `json:"tables"`
-	store  Store
+	// Extends and Views are the dataset's (dataset.Dataset).
+	Extends string         `json:"extends,omitempty"`
+	Views   []ManifestView `json:"views,omitempty"`
+	store   Store
 }
 
 // Summary says what was written, where.
@@ -58,6 +61,13 @@ type ManifestTable struct {
 	Files         []ManifestFile `json:"files"`
 }
 
+// ManifestView is a view, made after the tables; its file is named as
+// TiDB Lightning names a view's.
+type ManifestView struct {
+	Name       string `json:"name"`
+	SchemaFile string `json:"schema_file"`
+}
+
 // ManifestFile is one data file.
 type ManifestFile struct {
 	Name     string `json:"name"`
@@ -75,6 +85,8 @@ type ManifestFile struct {
 func schemaCreateFile(db string) string { return db + "-schema-create.sql" }
 
 func schemaFile(db, table string) string { return db + "." + table + "-schema.sql" }
+
+func viewFile(db, view string) string { return db + "." + view + "-schema-view.sql" }
 
 func dataFile(db, table string, n int64) string {
 	return fmt.Sprintf("%s.%s.%06d.csv", db, table, n+1)
@@ -115,6 +127,9 @@ func ImportSQL(m *Manifest, location string, threads int) string {
 	}
 	for _, q := range importStatements(m, location, threads) {
 		b.WriteString(q + ";\n")
+	}
+	if len(m.Views) > 0 {
+		fmt.Fprintf(&b, "-- Then the views: run the %s files.\n", viewFile(m.DB, "<view>"))
 	}
 	return b.String()
 }

@@ -141,6 +141,14 @@ func Drop(ctx context.Context, co conn.Options, ds Dataset, dropping func(table 
 	if _, err := c.ExecContext(ctx, "SET foreign_key_checks = 0"); err != nil {
 		return err
 	}
+	for _, v := range ds.Views {
+		if dropping != nil {
+			dropping(v.Name)
+		}
+		if _, err := c.ExecContext(ctx, "DROP VIEW IF EXISTS "+quoteIdent(v.Name)); err != nil {
+			return fmt.Errorf("dropping view %s: %v", v.Name, err)
+		}
+	}
 	var names []string
 	for _, t := range ds.Tables {
 		names = append(names, t.Name)

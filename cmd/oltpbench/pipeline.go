@@ -311,7 +311,15 @@ func (p *pipeline) load(ctx context.Context, co conn.Options, h workload.Hooks) 
 		return err
 	}
 	rep.Summary(p.detail)
-	return nil
+	if h.AfterLoad == nil {
+		return nil
+	}
+	pool, err := conn.Dial(ctx, co, 1)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return h.AfterLoad(ctx, pool.DB(0), p.out)
 }
 
 func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h workload.Hooks) error {
@@ -331,7 +339,11 @@ func (p *pipeline) cleanup(ctx context.Context, co conn.Options, h workload.Hook
 // measure is one measured run at one thread count: its text report, and its
 // result (also on stdout with --output=json).
 func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.ErrorSet, c *cells.Cell, threads int) (*result.Result, error) {
-	restore, err := runner.Tune(&co, p.f.netIO, threads)
+	extra, extraCo, err := p.extraThreads(co)
+	if err != nil {
+		return nil, err
+	}
+	restore, err := runner.Tune(&co, p.f.netIO, threads+extra)
 	if err != nil {
 		return nil, err
 	}
@@ -339,11 +351,21 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	res := &result.Result{Format: result.Format, Tool: "oltpbench " + version, Workload: p.w.Name(),
 		Options: flagValues(p.fs), Threads: threads, Dataset: p.w.Sizes(), Metric: p.w.Metric()}
 	res.Client, _ = os.Hostname()
-	cn, rec, done, err := p.connect(ctx, co, threads, res)
+	cn, rec, done, err := p.connect(ctx, co, threads+extra, res)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	var extraCn runner.Connector
+	if extraCo != nil && !p.ro.DryRun {
+		extraCo.NetIO = co.NetIO
+		pool, err := conn.Dial(ctx, *extraCo, extra)
+		if err != nil {
+			return nil, err
+		}
+		defer pool.Close()
+		extraCn = pool
+	}
 	seed := p.ro.Seed
 	if seed == 0 {
 		seed = time.Now().UnixNano()
@@ -355,7 +377,8 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	ops := r.Ops()
 	r.Header()
 	cfg := runner.Config{Threads: threads, Duration: p.ro.Time, Events: p.ro.Events, Rate: p.ro.Rate, Warmup: p.ro.Warmup,
-		ReportInterval: p.ro.ReportInterval, Checkpoints: p.ro.Checkpoints, Grace: p.ro.Grace, Ignore: ignore, Seed: seed}
+		ReportInterval: p.ro.ReportInterval, Checkpoints: p.ro.Checkpoints, Grace: p.ro.Grace, Ignore: ignore, Seed: seed,
+		Extra: extra, ExtraConn: extraCn}
 	var live *metrics.Run
 	cfg.Watch = func(l *runner.Live) {
 		var extra func() map[string]int64
@@ -382,6 +405,16 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 		}
 	}
 	return res, nil
+}
+
+// extraThreads are the threads a workload runs beside the level's
+// (workload.Extra), with their connection options when they differ.
+func (p *pipeline) extraThreads(co conn.Options) (int, *conn.Options, error) {
+	x, ok := p.w.(workload.Extra)
+	if !ok {
+		return 0, nil, nil
+	}
+	return x.ExtraThreads(co)
 }
 
 // connect opens the run's connections and checks the dataset is there, and

@@ -80,5 +80,17 @@ func (t *Table) ChunkRange(c int64) (first, n int64) {
 type Dataset struct {
 	Workload string
 	Meta     map[string]string
-	Tables   []Table
+	// Extends names the workload whose complete dataset this one adds
+	// tables to (CH-benCHmark on TPC-C's): a database holding that one,
+	// made with the same options, is extended rather than refused.
+	Extends string
+	// Views are made once the tables are complete, and dropped with them.
+	Views  []View
+	Tables []Table
+}
+
+// View is a view over the dataset's tables; DDL is CREATE OR REPLACE VIEW.
+type View struct {
+	Name string
+	DDL  string
 }

@@ -52,6 +52,11 @@ type Config struct {
 	// Watch, if set, is given the run as it starts: a view that any
 	// goroutine may read while it runs (live metrics).
 	Watch func(*Live)
+	// Extra threads run beside Threads (CH-benCHmark's analytical streams),
+	// with IDs from Threads up, on ExtraConn when it is set: not paced by
+	// Rate, not counted by Events, stopped when the others end.
+	Extra     int
+	ExtraConn Connector
 }
 
 // Live is a run in progress as a metrics scrape reads it: counters and
@@ -132,8 +137,9 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 		return nil, errors.New("--threads must be at least 1")
 	}
 	r := &run{cfg: cfg, cn: cn, newWorker: newWorker, reg: reg}
-	r.threads = make([]*worker.Thread, cfg.Threads)
-	r.stats = make([]threadStats, cfg.Threads)
+	all := cfg.Threads + max(cfg.Extra, 0)
+	r.threads = make([]*worker.Thread, all)
+	r.stats = make([]threadStats, all)
 	for i := range r.threads {
 		r.threads[i] = &worker.Thread{ID: i}
 		r.stats[i].minUs.Store(math.MaxInt64)
@@ -148,8 +154,8 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 		r.queue = queue
 	}
 
-	var wg sync.WaitGroup
-	errCh := make(chan error, cfg.Threads+1)
+	var wg, mainWG sync.WaitGroup
+	errCh := make(chan error, all+1)
 	r.start = time.Now()
 	r.measuredStart = r.start
 	r.periodStart = r.start
@@ -159,9 +165,16 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	}
 	for _, t := range r.threads {
 		wg.Add(1)
+		main := t.ID < cfg.Threads
+		if main {
+			mainWG.Add(1)
+		}
 		r.running.Add(1)
 		go func(t *worker.Thread) {
 			defer wg.Done()
+			if main {
+				defer mainWG.Done()
+			}
 			defer r.running.Add(-1)
 			if err := r.thread(runCtx, t); err != nil {
 				errCh <- err
@@ -177,8 +190,10 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 			}
 		}()
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	// The run is over when the main threads are: extra threads have no end of their own.
+	done, allDone := make(chan struct{}), make(chan struct{})
+	go func() { mainWG.Wait(); close(done) }()
+	go func() { wg.Wait(); close(allDone) }()
 
 	// The control loop: warm-up end, intervals, checkpoints, time limit.
 	var deadline <-chan time.Time
@@ -274,7 +289,7 @@ loop:
 		grace = 10 * time.Second
 	}
 	select {
-	case <-done:
+	case <-allDone:
 	case <-time.After(grace):
 		// In-flight statements that do not come back are left behind; the report
 		// covers what finished.
@@ -438,8 +453,12 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 			e.End()
 		}
 	}()
+	cn := r.cn
+	if t.ID >= r.cfg.Threads && r.cfg.ExtraConn != nil {
+		cn = r.cfg.ExtraConn
+	}
 	for !r.stopped() {
-		err := r.cn.Raw(ctx, func(dc driver.Conn) error {
+		err := cn.Raw(ctx, func(dc driver.Conn) error {
 			w, err := r.newWorker(dc, t)
 			if err != nil {
 				return err
@@ -475,12 +494,14 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 // driver.ErrBadConn, which tells Raw's caller to drop the connection and
 // make another.
 func (r *run) loop(t *worker.Thread, w worker.Worker) error {
+	main := t.ID < r.cfg.Threads
 	for {
 		if r.stopped() {
 			return nil
 		}
 		var scheduled time.Time
-		if r.queue != nil {
+		paced := r.queue != nil && main
+		if paced {
 			select {
 			case ns := <-r.queue:
 				scheduled = time.Unix(0, ns)
@@ -491,17 +512,18 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 		if wt, ok := w.(worker.Waiter); ok && !wt.Wait(r.stopCh) {
 			return nil
 		}
-		if r.cfg.Events > 0 && r.started.Add(1) > r.cfg.Events {
+		counted := r.cfg.Events > 0 && main
+		if counted && r.started.Add(1) > r.cfg.Events {
 			return nil
 		}
 		// busy feeds the open-loop report only: one counter shared by all
 		// threads costs a cache-line transfer per event, so skip it otherwise.
-		track := r.queue != nil
+		track := paced
 		if track {
 			r.busy.Add(1)
 		}
 		t0 := time.Now()
-		if r.queue == nil {
+		if !paced {
 			scheduled = t0
 		}
 		var op int
@@ -515,9 +537,12 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 				r.idle(track)
 				return nil
 			}
+			if errors.Is(err, worker.ErrCounted) {
+				break
+			}
 			if conn.IsLost(err) {
 				r.idle(track)
-				if r.cfg.Events > 0 {
+				if counted {
 					r.started.Add(-1) // the event is redone on the new connection
 				}
 				return driver.ErrBadConn
@@ -539,6 +564,10 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 		}
 		end := time.Now()
 		r.idle(track)
+		if err != nil { // worker.ErrCounted: an error, not a latency
+			t.Add(measure.Errors, 1)
+			continue
+		}
 		lat := end.Sub(scheduled).Microseconds()
 		r.reg.Record(op, t.ID, lat)
 		t.Ctr[measure.Events].Add(1)

@@ -42,6 +42,12 @@ type Waiter interface {
 // script's event returned true); that event is not counted.
 var ErrEnd = errors.New("the thread's work is done")
 
+// ErrCounted is what a Worker's Event returns for an event that failed in
+// a way the worker keeps account of (an analytical query that timed out):
+// the runner counts an error and goes on with the next event, without
+// measuring its latency or retrying it.
+var ErrCounted = errors.New("the event failed and was counted")
+
 // Ender is a Worker with work to do once its thread ends, after its last
 // Close (a sysbench script's thread_done).
 type Ender interface {

@@ -49,6 +49,9 @@ type Spec struct {
 	// false for a name that is not this workload's.
 	Describe func(resultName string) (d Description, ok bool)
 	New      func() Workload
+	// Base names a registered workload this one is built on (CH-benCHmark
+	// on TPC-C): the fields left empty here are the base's.
+	Base string
 }
 
 // Description is how reports present a workload's results.
@@ -101,6 +104,8 @@ type Hooks struct {
 	// TableMessages: the loader prints a line per table and phase
 	// (sysbench's "Creating table 'sbtest1'...").
 	TableMessages bool
+	// AfterLoad runs once prepare has loaded the dataset (TiFlash replicas).
+	AfterLoad func(ctx context.Context, db *sql.DB, w io.Writer) error
 	// Validate checks before a run or check that the dataset is on the server.
 	Validate func(ctx context.Context, db *sql.DB, schema string) error
 	// Check is the `check` command: consistency conditions, printed to w.
@@ -149,6 +154,15 @@ type Counters interface {
 	Counters() map[string]int64
 }
 
+// Extra is implemented by a workload whose runs have threads of a second
+// kind beside the level's --threads (CH-benCHmark's analytical streams):
+// n more threads, with IDs from the level's count up, connected with extra
+// when it is not nil (another endpoint, other session variables). They are
+// not paced by --rate nor counted by --events, and stop when the others end.
+type Extra interface {
+	ExtraThreads(co conn.Options) (n int, extra *conn.Options, err error)
+}
+
 // Tool names the client in banners and results ("oltpbench 1.2.3"); cmd sets it.
 var Tool = "oltpbench"
 
@@ -166,7 +180,7 @@ func Register(s Spec) {
 func All() []Spec {
 	var out []Spec
 	for _, s := range specs {
-		out = append(out, s)
+		out = append(out, resolve(s))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -175,7 +189,36 @@ func All() []Spec {
 // Lookup returns the workload registered under name.
 func Lookup(name string) (Spec, bool) {
 	s, ok := specs[name]
-	return s, ok
+	return resolve(s), ok
+}
+
+// resolve fills the fields a workload built on another left empty with
+// its base's; registration order does not matter.
+func resolve(s Spec) Spec {
+	b, ok := specs[s.Base]
+	if s.Base == "" || !ok {
+		return s
+	}
+	b = resolve(b)
+	if s.DefaultDB == "" {
+		s.DefaultDB = b.DefaultDB
+	}
+	if s.Threads == "" {
+		s.Threads, s.ThreadsHelp = b.Threads, b.ThreadsHelp
+	}
+	if s.Aliases == nil {
+		s.Aliases = b.Aliases
+	}
+	if s.Retry == nil {
+		s.Retry, s.RetryHelp = b.Retry, b.RetryHelp
+	}
+	if s.CSVFlags == nil {
+		s.CSVFlags = b.CSVFlags
+	}
+	if s.Outputs == nil {
+		s.Outputs = b.Outputs
+	}
+	return s
 }
 
 // Describe names a result's workload for reports; unknown names are their own title.
