@@ -201,7 +201,10 @@ func (w *chWorkload) Hooks() workload.Hooks {
 // validate finds the tables CH adds, naming the command that adds them.
 func validate(ctx context.Context, db *sql.DB, schema string, ds dataset.Dataset) error {
 	var missing []string
-	names := append([]string(nil), TableNames...)
+	var names []string
+	for _, t := range ds.Tables {
+		names = append(names, t.Name)
+	}
 	for _, v := range ds.Views {
 		names = append(names, v.Name)
 	}
@@ -215,7 +218,7 @@ func validate(ctx context.Context, db *sql.DB, schema string, ds dataset.Dataset
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s missing in database %q: run oltpbench ch prepare with the same options (it adds them to a tpcc dataset of the same --warehouses and --seed)",
+		return fmt.Errorf("%s missing in database %q: run oltpbench ch prepare with the same options (it adds CH's tables to a tpcc dataset of the same --warehouses and --seed)",
 			strings.Join(missing, ", "), schema)
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 )
 
 // stream is one analytical stream: the queries in a loop, starting at its
-// own place in the list (as go-tpc's streams), on one connection.
+// own place in the list, on one connection.
 type stream struct {
 	r       *chRun
 	s       *worker.Session
@@ -28,7 +28,9 @@ type stream struct {
 func newStream(r *chRun, dc driver.Conn, t *worker.Thread) (*stream, error) {
 	s := &stream{r: r, s: worker.NewSession(dc, false), t: t}
 	if len(r.queries) > 0 {
-		s.next = (t.ID - r.level) % len(r.queries)
+		// Streams start spread over the list (go-tpc starts stream k at
+		// query k), so that a short run with few streams covers every query.
+		s.next = (t.ID - r.level) * len(r.queries) / max(r.streams, 1) % len(r.queries)
 	}
 	var version string
 	_, _, err := s.s.QueryRows("SELECT CONNECTION_ID(), VERSION()", func(row []driver.Value) error {

@@ -3,7 +3,8 @@
 # and a throwaway S3 server (Versity S3 Gateway, go-installed when missing),
 # started here on free ports and stopped on exit. Installs mariadb-server,
 # sysbench, chromium and prometheus with apt-get when missing and running as
-# root; a throwaway Prometheus scrapes the metrics tests' endpoint.
+# root; a throwaway Prometheus scrapes the metrics tests' endpoint, and a
+# throwaway PostgreSQL checks the CH queries' answers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -13,6 +14,7 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v chromium >/dev/null 2>&1 || need+=(chromium) # the HTML report is checked in a real browser
 command -v prometheus >/dev/null 2>&1 || need+=(prometheus) # --metrics-addr is scraped by a real Prometheus
 command -v curl >/dev/null 2>&1 || need+=(curl)
+ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql) # the independent engine of the CH answer check
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "test: missing ${need[*]}: run as root, or: sudo apt-get install -y ${need[*]}" >&2
@@ -30,14 +32,17 @@ go vet ./...
 dir="$PWD/.mariadb-test"
 s3dir="$PWD/.s3-test"
 promdir="$PWD/.prometheus-test"
+pgdir="${TMPDIR:-/tmp}/oltpbench-postgres-test" # outside the checkout: the server runs as the postgres user
 scripts/mariadb-stop.sh "$dir" --wipe
 scripts/s3-stop.sh "$s3dir" --wipe
 scripts/prometheus-stop.sh "$promdir" --wipe
+scripts/postgres-stop.sh "$pgdir" --wipe
 scripts/mariadb-start.sh "$dir"
-trap 'scripts/mariadb-stop.sh "$dir" --wipe; scripts/s3-stop.sh "$s3dir" --wipe; scripts/prometheus-stop.sh "$promdir" --wipe' EXIT
+trap 'scripts/mariadb-stop.sh "$dir" --wipe; scripts/s3-stop.sh "$s3dir" --wipe; scripts/prometheus-stop.sh "$promdir" --wipe; scripts/postgres-stop.sh "$pgdir" --wipe' EXIT
 scripts/s3-start.sh "$s3dir"
 scripts/prometheus-start.sh "$promdir"
-set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; set +a
+scripts/postgres-start.sh "$pgdir"
+set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.
