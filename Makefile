@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-metrics bench-loader bench-tpcc bench-s3 bench-verdict db-start db-stop vet clean
+.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-metrics bench-loader bench-tpcc bench-ch bench-s3 bench-verdict db-start db-stop vet clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
@@ -45,6 +45,10 @@ bench-loader: build
 
 bench-tpcc: build
 	scripts/bench-tpcc.sh
+
+# CH-benCHmark against go-tpc's ch: prepare wall time, tpmC and client CPU per New-Order with analytical streams, per-query latency.
+bench-ch: build
+	scripts/bench-ch.sh
 
 # report compare's verdicts on a real server: the same cell twice, and the server on one CPU.
 bench-verdict: build

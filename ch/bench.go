@@ -35,7 +35,7 @@ func init() {
 			"runs are TPC-C's terminals (--threads, every tpcc option) with --ap-threads analytical streams running the queries in a loop.",
 		DefaultDB: "ch",
 		Describe: func(name string) (workload.Description, bool) {
-			return workload.Description{Title: "CH-benCHmark", Rank: 98}, name == "ch"
+			return workload.Description{Title: "CH-benCHmark", Rank: 98, Compact: true, Details: true}, name == "ch"
 		},
 		New: func() workload.Workload { return &chWorkload{} },
 	})

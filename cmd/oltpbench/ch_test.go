@@ -26,12 +26,12 @@ func chb(t *testing.T, db string, args ...string) res {
 }
 
 // chChecksPass: the twelve TPC-C conditions and the three CH tables' rows.
-func chChecksPass(t *testing.T, db string, args ...string) {
+func chChecksPass(t *testing.T, db, checks string, conditions int) {
 	t.Helper()
-	r := chb(t, db, append([]string{"check", "--warehouses=1", "--checks=all"}, args...)...)
+	r := chb(t, db, "check", "--warehouses=1", "--checks="+checks)
 	mustOK(t, r, "check")
-	if n := strings.Count(r.stdout, " PASS "); n != 15 || strings.Contains(r.stdout, "FAIL") {
-		t.Fatalf("%d checks passed, want 12 conditions and 3 tables:\n%s", n, r.stdout)
+	if n := strings.Count(r.stdout, " PASS "); n != conditions+3 || strings.Contains(r.stdout, "FAIL") {
+		t.Fatalf("%d checks passed, want %d conditions and 3 tables:\n%s", n, conditions, r.stdout)
 	}
 }
 
@@ -81,7 +81,7 @@ func TestCHPrepareEveryMode(t *testing.T) {
 				cmd.Wait()
 				mustOK(t, chb(t, db, append(prep, "--resume")...), "prepare --resume")
 			}
-			chChecksPass(t, db)
+			chChecksPass(t, db, "all", 12)
 		})
 	}
 }
@@ -138,7 +138,15 @@ func TestCHRun(t *testing.T) {
 	if err := json.Unmarshal(b, &res); err != nil || res.Workload != "ch" || res.Figures["QphH"] <= 0 || res.Figures["QphH_gotpc"] <= 0 || len(res.Ops) != 5+22 {
 		t.Errorf("result: workload %q, figures %v, %d ops (%v)", res.Workload, res.Figures, len(res.Ops), err)
 	}
-	chChecksPass(t, db, "--checks=1-10,12")
+	chChecksPass(t, db, "1-10,12", 11)
+	// report compare shows tpmC with QphH and every query's latency.
+	rc := ob(t, nil, "report", "compare", "--baseline", out, "--candidate", out)
+	mustOK(t, rc, "report compare")
+	for _, want := range []string{"CH-benCHmark", "tpmC", "QphH ", "q22 p95 ms", "new_order mean ms"} {
+		if !strings.Contains(rc.stdout, want) {
+			t.Errorf("report compare lacks %q:\n%s", want, rc.stdout)
+		}
+	}
 
 	start = time.Now()
 	r = chb(t, db, "run", "--warehouses=1", "--threads=2", "--ap-threads=2", "--time=6", "--queries=q5,q9", "--ap-query-timeout=50ms")
@@ -203,7 +211,9 @@ func TestCHAnswersMatchPostgres(t *testing.T) {
 			Columns []string
 			Files   []struct{ Name string }
 		}
-		Views []struct{ SchemaFile string `json:"schema_file"` }
+		Views []struct {
+			SchemaFile string `json:"schema_file"`
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, db+"-manifest.json"))
 	if err != nil || json.Unmarshal(b, &m) != nil {

@@ -90,6 +90,7 @@ type Table struct {
 	Title    string
 	Unit     string // the metric's name: QPS, tpmC
 	Compact  bool   // markdown: one throughput table of both versions
+	Details  bool   // also every figure and every operation's latency
 	Rows     []Row
 	Warnings []string
 	// P95Limit (ms) is set when the runs searched for the best threads
@@ -106,6 +107,9 @@ type Description struct {
 	// Compact: the markdown report is one table of throughput by version and
 	// threads (as TiDB's TPC-C reports), without latency tables per version.
 	Compact bool
+	// Details: reports also compare the figures beside the headline and
+	// each operation's latency.
+	Details bool
 }
 
 // Describe names a workload's result for reports.
@@ -182,7 +186,7 @@ func Build(base, cand Version, describe Describe) []Table {
 			if k.step != "" {
 				title += " (" + k.step + ")"
 			}
-			tables = append(tables, Table{Workload: k.w, Step: k.step, Title: title, Compact: d.Compact})
+			tables = append(tables, Table{Workload: k.w, Step: k.step, Title: title, Compact: d.Compact, Details: d.Details})
 		}
 		t := &tables[len(tables)-1]
 		row := *idx[k]

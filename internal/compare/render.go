@@ -38,6 +38,7 @@ func Text(w io.Writer, base, cand string, tables []Table, settings []SettingDiff
 		for _, v := range t.CellVerdicts() {
 			fmt.Fprintf(w, "  %s\n", v)
 		}
+		details(w, base, cand, t, false)
 		for _, x := range t.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", x)
 		}
@@ -112,6 +113,7 @@ func Markdown(w io.Writer, base, cand string, tables []Table, settings []Setting
 			}
 			fmt.Fprintf(w, "\n%s\n\n", t.Verdict(base, cand))
 			cellVerdicts(w, t)
+			details(w, base, cand, t, true)
 			warnings(w, t)
 			continue
 		}
@@ -139,9 +141,65 @@ func Markdown(w io.Writer, base, cand string, tables []Table, settings []Setting
 		}
 		fmt.Fprintf(w, "\n%s\n\n", t.Verdict(base, cand))
 		cellVerdicts(w, t)
+		details(w, base, cand, t, true)
 		warnings(w, t)
 	}
 	best(w, base, cand, tables, true)
+}
+
+// details compares, per thread level, the figures beside the headline and
+// each operation's mean and p95 latency, for workloads that ask for it.
+func details(w io.Writer, base, cand string, t Table, md bool) {
+	if !t.Details {
+		return
+	}
+	for _, r := range t.Rows {
+		if r.Base == nil || r.Cand == nil {
+			continue
+		}
+		type line struct {
+			name string
+			b, c float64
+		}
+		var lines []line
+		var names []string
+		for k := range r.Base.Figures {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			lines = append(lines, line{k, r.Base.Figures[k], figure(r.Cand, k)})
+		}
+		for _, op := range r.Base.Ops {
+			c := r.Cand.Op(op.Name)
+			if c == nil {
+				continue
+			}
+			lines = append(lines, line{op.Name + " mean ms", op.MeanMs, c.MeanMs}, line{op.Name + " p95 ms", op.Percentiles["95"], c.Percentiles["95"]})
+		}
+		if md {
+			fmt.Fprintf(w, "Figures and operations at %d threads:\n\n| | %s | %s | ratio |\n|---|---|---|---|\n", r.Threads, base, cand)
+		} else {
+			fmt.Fprintf(w, "  figures and operations at %d threads: %s, %s, ratio\n", r.Threads, base, cand)
+		}
+		for _, l := range lines {
+			if md {
+				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", l.name, num(l.b, 2), num(l.c, 2), ratio(l.b, l.c))
+			} else {
+				fmt.Fprintf(w, "    %-22s %14s %14s %7s\n", l.name, num(l.b, 2), num(l.c, 2), ratio(l.b, l.c))
+			}
+		}
+		if md {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func figure(r *result.Result, name string) float64 {
+	if v, ok := r.Figures[name]; ok {
+		return v
+	}
+	return math.NaN()
 }
 
 func cellVerdicts(w io.Writer, t Table) {

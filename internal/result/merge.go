@@ -304,3 +304,6 @@ func Spectrum(rs []*Result, qs []float64) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// Op returns the operation called name, or nil.
+func (r *Result) Op(name string) *Op { return r.op(name) }

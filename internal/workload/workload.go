@@ -61,6 +61,9 @@ type Description struct {
 	// Compact: the markdown report is one table of throughput by version and
 	// threads (as TiDB's TPC-C reports), without latency tables per version.
 	Compact bool
+	// Details: reports also compare the result's figures beside the
+	// headline (QphH) and each operation's latency (CH's 22 queries).
+	Details bool
 }
 
 // Workload is one benchmark bound to its options.
