@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,9 +45,29 @@ func workloadWords(t *testing.T) []string {
 			}
 		}
 	}
+	// CH's region is also S3's (loader's store); nation goes with it.
+	names = slices.DeleteFunc(names, func(n string) bool { return n == "region" || n == "nation" })
 	// The tests, transactions and figures that results name.
 	return append(names, "oltp_", "select_random", "bulk_insert", "payment", "order_status", "delivery", "stock_level",
-		"TPC-C", "tpmTotal", "_x100", "sbtest", "warehouse")
+		"TPC-C", "tpmTotal", "_x100", "sbtest", "warehouse", "QphH", "revenue1", "CH-benCHmark")
+}
+
+// wordPattern matches any of words: a short one (a workload called "ch")
+// only as a whole word, so that "checkpoint" passes.
+func wordPattern(words []string, withShort bool) *regexp.Regexp {
+	var long, short []string
+	for _, w := range words {
+		if len(w) < 4 {
+			short = append(short, regexp.QuoteMeta(w))
+		} else {
+			long = append(long, regexp.QuoteMeta(w))
+		}
+	}
+	pat := `(^|[^a-z])(` + strings.Join(long, "|") + `)`
+	if len(short) > 0 && withShort {
+		pat = `(^|[^a-z])(` + strings.Join(long, "|") + `|(?:` + strings.Join(short, "|") + `)(?:[^a-z0-9_]|$))`
+	}
+	return regexp.MustCompile(`(?i)` + pat)
 }
 
 // firstTest is the positional argument a workload's prepare takes, if any.
@@ -63,7 +84,8 @@ func firstTest(s workload.Spec) []string {
 // Comments may say whose behaviour the code follows ("as sysbench does").
 func TestGenericPackagesNameNoWorkload(t *testing.T) {
 	words := workloadWords(t)
-	re := regexp.MustCompile(`(?i)(^|[^a-z])(` + strings.Join(quoteAll(words), "|") + `)`)
+	// A short name is looked for in strings only: ch is also Go's name for a channel.
+	re, reIdent := wordPattern(words, true), wordPattern(words, false)
 	for _, dir := range genericPackages {
 		files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 		if err != nil || len(files) == 0 {
@@ -85,7 +107,11 @@ func TestGenericPackagesNameNoWorkload(t *testing.T) {
 				if tok == token.EOF {
 					break
 				}
-				if m := re.FindStringSubmatch(lit); m != nil && (tok == token.IDENT || tok == token.STRING) {
+				r := re
+				if tok == token.IDENT {
+					r = reIdent
+				}
+				if m := r.FindStringSubmatch(lit); m != nil && (tok == token.IDENT || tok == token.STRING) {
 					t.Errorf("%s names workload %q: %s", fset.Position(pos), m[2], lit)
 				}
 			}
@@ -113,10 +139,3 @@ func TestReportPathLinksNoDriver(t *testing.T) {
 	}
 }
 
-func quoteAll(s []string) []string {
-	out := make([]string, len(s))
-	for i, x := range s {
-		out[i] = regexp.QuoteMeta(x)
-	}
-	return out
-}
