@@ -84,8 +84,9 @@ if section run; then
   echo "  median client CPU per New-Order: go-tpc $gc ms, oltpbench $oc ms, ratio $(ratio "$oc" "$gc")x"
   echo "  per-query mean latency, median over the runs (ms): query go-tpc oltpbench ratio"
   for n in $(seq 1 22); do
-    g=$(awk -v q="q$n" '$1=="go-tpc" && $2==q {print $3}' "$work/q" | median 2>/dev/null || true)
-    o=$(awk -v q="q$n" '$1=="oltpbench" && $2==q {print $3}' "$work/q" | median 2>/dev/null || true)
+    # A query no run reached (a short DUR) has no median.
+    g=$(awk -v q="q$n" '$1=="go-tpc" && $2==q {print $3}' "$work/q"); [ -n "$g" ] && g=$(echo "$g" | median)
+    o=$(awk -v q="q$n" '$1=="oltpbench" && $2==q {print $3}' "$work/q"); [ -n "$o" ] && o=$(echo "$o" | median)
     [ -n "$g" ] && [ -n "$o" ] && echo "    q$n $g $o $(ratio "$o" "$g")x" || echo "    q$n ${g:--} ${o:--}"
   done
 fi

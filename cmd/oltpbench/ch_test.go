@@ -330,3 +330,41 @@ func sameValue(mine, theirs string) bool {
 	}
 	return math.Abs(a-b) <= 0.5*math.Pow10(-d)+1e-9*math.Abs(b)
 }
+
+// A plan with workload = "ch": the dataset prepared by the plan, two
+// repeats, each result with QphH.
+func TestCHPlan(t *testing.T) {
+	needServer(t)
+	db := "ch_plan"
+	freshDB(t, db)
+	dir := t.TempDir()
+	p := writePlan(t, `name = "ch plan"
+[dataset]
+workload = "ch"
+options = { warehouses = 1 }
+[[step]]
+threads = [2]
+time = "4s"
+repeats = 2
+options = { ap-threads = 1, queries = "q6,q1" }
+`)
+	mustOK(t, ob(t, nil, planArgs(p, dir, db)...), "plan run")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	n := 0
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		var r struct {
+			Workload string
+			Figures  map[string]float64
+		}
+		if json.Unmarshal(b, &r) == nil && r.Workload == "ch" {
+			n++
+			if r.Figures["QphH"] <= 0 {
+				t.Errorf("%s: no QphH: %v", f, r.Figures)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d ch results in %s, want 2 (%v)", n, dir, files)
+	}
+}
