@@ -138,4 +138,3 @@ func TestReportPathLinksNoDriver(t *testing.T) {
 		}
 	}
 }
-
