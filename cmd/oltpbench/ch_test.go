@@ -157,6 +157,20 @@ func TestCHRun(t *testing.T) {
 	if took := time.Since(start); took > 12*time.Second {
 		t.Errorf("a 6 s run with timeouts took %s", took)
 	}
+
+	// The streams on an endpoint of their own, with their session variables, and each plan printed once.
+	r = chb(t, db, "run", "--warehouses=1", "--threads=1", "--ap-threads=1", "--time=3", "--queries=q6",
+		"--ap-host=127.0.0.1", "--ap-port="+testPort, "--ap-session-vars=sql_select_limit=7", "--explain-analyze")
+	mustOK(t, r, "run on --ap-host with --explain-analyze")
+	if strings.Count(r.stdout, "Plan of q6") != 1 || !regexp.MustCompile(`(?m)^1\s+SIMPLE\s+order_line`).MatchString(r.stdout) {
+		t.Errorf("no plan of q6, or more than one:\n%s", r.stdout)
+	}
+	for _, c := range [][2]string{{"--ap-port=1", ":1"}, {"--ap-session-vars=no_such_variable=1", "no_such_variable"}} {
+		r = chb(t, db, "run", "--warehouses=1", "--threads=1", "--ap-threads=1", "--time=3", c[0])
+		if r.code == 0 || !strings.Contains(r.stderr, c[1]) {
+			t.Errorf("%s was not used by the streams: exit %d, stderr %q", c[0], r.code, r.stderr)
+		}
+	}
 }
 
 // Bad input: one line naming the fix.
