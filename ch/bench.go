@@ -200,7 +200,6 @@ func (w *chWorkload) Hooks() workload.Hooks {
 
 // validate finds the tables CH adds, naming the command that adds them.
 func validate(ctx context.Context, db *sql.DB, schema string, ds dataset.Dataset) error {
-	var missing []string
 	var names []string
 	for _, t := range ds.Tables {
 		names = append(names, t.Name)
@@ -208,14 +207,9 @@ func validate(ctx context.Context, db *sql.DB, schema string, ds dataset.Dataset
 	for _, v := range ds.Views {
 		names = append(names, v.Name)
 	}
-	for _, t := range names {
-		var n int
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", schema, t).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			missing = append(missing, t)
-		}
+	missing, err := conn.MissingTables(ctx, db, schema, names)
+	if err != nil {
+		return err
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("%s missing in database %q: run oltpbench ch prepare with the same options (it adds CH's tables to a tpcc dataset of the same --warehouses and --seed)",

@@ -184,15 +184,9 @@ func (w *workloadTPCC) Hooks() workload.Hooks {
 
 // validate finds the tables and the warehouse count of the data.
 func (w *workloadTPCC) validate(ctx context.Context, db *sql.DB, schema string) error {
-	var missing []string
-	for _, t := range w.schema.TableNames() {
-		var n int
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", schema, t).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			missing = append(missing, t)
-		}
+	missing, err := conn.MissingTables(ctx, db, schema, w.schema.TableNames())
+	if err != nil {
+		return err
 	}
 	if len(missing) > 0 {
 		for _, other := range Schemas {

@@ -83,3 +83,23 @@ func QueryStrings(ctx context.Context, db *sql.DB, q string, row func([]sql.Null
 	}
 	return rows.Err()
 }
+
+// MissingTables returns those of names (tables or views) that schema does
+// not hold, in the order given.
+func MissingTables(ctx context.Context, db *sql.DB, schema string, names []string) ([]string, error) {
+	have := map[string]bool{}
+	err := QueryStrings(ctx, db, "SELECT table_name FROM information_schema.tables WHERE table_schema = ?", func(v []sql.NullString) error {
+		have[strings.ToLower(v[0].String)] = true
+		return nil
+	}, schema)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, n := range names {
+		if !have[strings.ToLower(n)] {
+			missing = append(missing, n)
+		}
+	}
+	return missing, nil
+}
