@@ -27,7 +27,7 @@ H=(-H 127.0.0.1 -P "$OLTPBENCH_TEST_PORT" -U root -D ch)
 OB=(bin/oltpbench ch --mysql-host=127.0.0.1 --mysql-port="$OLTPBENCH_TEST_PORT" --mysql-user=root --db=ch --progress=off)
 SECTIONS=${SECTIONS:-"prepare run"}
 section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
-. scripts/bench-lib.sh # median
+. scripts/bench-lib.sh # median, alternate
 timed() { /usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" >"$work/log" 2>&1 || { tail -5 "$work/log" >&2; return 1; }; cat "$work/t"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 
@@ -40,17 +40,33 @@ prep() {
     oltpbench) timed "${OB[@]}" prepare --warehouses="$WAREHOUSES" --threads=4 ;;
   esac
 }
+# run TOOL SECTION: one prepare (prints its wall time) or one run (prints tpmC and client CPU per New-Order,
+# and appends each query's mean latency to $work/q), for bench-lib's alternate.
+run() {
+  local e u s m tpmc no
+  if [ "$2" = prepare ]; then
+    read -r e u s m < <(prep "$1"); echo "$e"; return
+  fi
+  if [ "$1" = go-tpc ]; then
+    read -r e u s m < <(timed "$GOTPC" ch run --warehouses "$WAREHOUSES" -T "$THREADS" -t "$AP" --time "$DUR" "${H[@]}")
+    if grep -q "failed" "$work/log"; then echo "  go-tpc ch run reported errors:" >&2; grep -m3 failed "$work/log" >&2; fi
+    tpmc=$(awk '/^tpmC:/ {gsub(",","",$2); print $2}' "$work/log")
+    no=$(awk '/\[Summary\] NEW_ORDER -/ {for(i=1;i<=NF;i++) if ($i=="Count:") {gsub(",","",$(i+1)); print $(i+1)}}' "$work/log")
+    awk '/\[Summary\] Q[0-9]+ / {q=tolower($2); for(i=1;i<=NF;i++) if ($i=="Avg(ms):") print "go-tpc", q, $(i+1)}' "$work/log" >>"$work/q"
+  else
+    read -r e u s m < <(timed "${OB[@]}" run --warehouses="$WAREHOUSES" --threads="$THREADS" --ap-threads="$AP" --time="$DUR" --stock-update=per-line)
+    tpmc=$(awk '/^tpmC:/ {gsub(",","",$2); print $2}' "$work/log")
+    no=$(awk '$1=="new_order" && $2 ~ /^[0-9]+$/ {print $2}' "$work/log" | tail -1)
+    awk '/^Analytical queries/ {on=1; next} on && $1 ~ /^q[0-9]+$/ && $2 > 0 {print "oltpbench", $1, $4}' "$work/log" >>"$work/q"
+  fi
+  echo "$tpmc $(awk -v u="$u" -v s="$s" -v n="$no" 'BEGIN{printf "%.3f", (u+s)*1000/n}')"
+}
+export VERBOSE=1 # each run's figures as they come
 if section prepare; then
   echo "== prepare with the CH tables, $WAREHOUSES warehouses ($PAIRS rounds, alternating, after one unmeasured prepare of each)"
   prep go-tpc >/dev/null; prep oltpbench >/dev/null
   : >"$work/prep"
-  for i in $(seq 1 "$PAIRS"); do
-    order="go-tpc oltpbench"; [ $((i % 2)) -eq 0 ] && order="oltpbench go-tpc"
-    for tool in $order; do
-      read -r e u s m < <(prep "$tool")
-      echo "$tool $e" >>"$work/prep"; echo "  $tool: $e s"
-    done
-  done
+  alternate "$work/prep" go-tpc oltpbench prepare
   g=$(awk '$1=="go-tpc"{print $2}' "$work/prep" | median); o=$(awk '$1=="oltpbench"{print $2}' "$work/prep" | median)
   echo "  median: go-tpc $g s, oltpbench $o s, ratio $(ratio "$o" "$g")x (goal <= 0.5x)"
 fi
@@ -58,26 +74,7 @@ if section run; then
   echo "== run: $WAREHOUSES warehouses, $THREADS terminals + $AP analytical streams, $DUR, on oltpbench's dataset ($PAIRS pairs)"
   prep oltpbench >/dev/null
   : >"$work/run"; : >"$work/q"
-  for i in $(seq 1 "$PAIRS"); do
-    order="go-tpc oltpbench"; [ $((i % 2)) -eq 0 ] && order="oltpbench go-tpc"
-    for tool in $order; do
-      if [ "$tool" = go-tpc ]; then
-        read -r e u s m < <(timed "$GOTPC" ch run --warehouses "$WAREHOUSES" -T "$THREADS" -t "$AP" --time "$DUR" "${H[@]}")
-        if grep -q "failed" "$work/log"; then echo "  go-tpc ch run reported errors:"; grep -m3 failed "$work/log"; fi
-        tpmc=$(awk '/^tpmC:/ {gsub(",","",$2); print $2}' "$work/log")
-        no=$(awk '/\[Summary\] NEW_ORDER -/ {for(i=1;i<=NF;i++) if ($i=="Count:") {gsub(",","",$(i+1)); print $(i+1)}}' "$work/log")
-        awk '/\[Summary\] Q[0-9]+ / {q=tolower($2); for(i=1;i<=NF;i++) if ($i=="Avg(ms):") print "go-tpc", q, $(i+1)}' "$work/log" >>"$work/q"
-      else
-        read -r e u s m < <(timed "${OB[@]}" run --warehouses="$WAREHOUSES" --threads="$THREADS" --ap-threads="$AP" --time="$DUR" --stock-update=per-line)
-        tpmc=$(awk '/^tpmC:/ {gsub(",","",$2); print $2}' "$work/log")
-        no=$(awk '$1=="new_order" && $2 ~ /^[0-9]+$/ {print $2}' "$work/log" | tail -1)
-        awk '/^Analytical queries/ {on=1; next} on && $1 ~ /^q[0-9]+$/ && $2 > 0 {print "oltpbench", $1, $4}' "$work/log" >>"$work/q"
-      fi
-      cpu=$(awk -v u="$u" -v s="$s" -v n="$no" 'BEGIN{printf "%.3f", (u+s)*1000/n}')
-      echo "$tool $tpmc $cpu" >>"$work/run"
-      echo "  $tool: tpmC $tpmc, client CPU per New-Order $cpu ms"
-    done
-  done
+  alternate "$work/run" go-tpc oltpbench run
   gt=$(awk '$1=="go-tpc"{print $2}' "$work/run" | median); ot=$(awk '$1=="oltpbench"{print $2}' "$work/run" | median)
   gc=$(awk '$1=="go-tpc"{print $3}' "$work/run" | median); oc=$(awk '$1=="oltpbench"{print $3}' "$work/run" | median)
   echo "  median tpmC: go-tpc $gt, oltpbench $ot, ratio $(ratio "$ot" "$gt")x"
