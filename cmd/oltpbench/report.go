@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,16 +35,12 @@ func reportCommand() *cobra.Command {
 			return m.Encode(cmd.OutOrStdout())
 		},
 	}
-	var base, cand []string
+	var base, cand, names []string
 	var baseName, candName, format, failOn string
 	cmp := &cobra.Command{
-		Use:   "compare --baseline DIR|FILES --candidate DIR|FILES [--format text|markdown|html]",
-		Short: "two versions side by side: throughput and latency by threads, ratios, charts",
-		Args:  cobra.NoArgs,
+		Use:   "compare A B [C ...] | --baseline DIR|FILES --candidate DIR|FILES [--format text|markdown|html]",
+		Short: "versions side by side, oldest first: throughput and latency by threads, ratios, verdicts, where it got worse, charts",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(base) == 0 || len(cand) == 0 {
-				return errors.New("compare needs --baseline and --candidate (folders or result files)")
-			}
 			limit := 0.0
 			if failOn != "" {
 				var err error
@@ -51,42 +48,29 @@ func reportCommand() *cobra.Command {
 					return err
 				}
 			}
-			b, err := compare.Load(base)
+			vs, err := compareVersions(args, base, cand, names, baseName, candName)
 			if err != nil {
 				return err
 			}
-			c, err := compare.Load(cand)
-			if err != nil {
+			rep := compare.New(vs, describe)
+			if err := rep.Write(cmd.OutOrStdout(), format); err != nil {
 				return err
 			}
-			if baseName == "" {
-				baseName = compare.LabelOf(b, "baseline")
-			}
-			if candName == "" {
-				candName = compare.LabelOf(c, "candidate")
-			}
-			if baseName == candName {
-				baseName, candName = baseName+" (baseline)", candName+" (candidate)"
-			}
-			bv, cv := compare.Version{Label: baseName, Results: b}, compare.Version{Label: candName, Results: c}
-			tables, settings := compare.Build(bv, cv, describe), compare.Settings(bv, cv)
-			if err := compare.Write(cmd.OutOrStdout(), format, baseName, candName, tables, settings); err != nil {
-				return err
-			}
-			for _, t := range tables {
+			for _, t := range rep.Tables {
 				for _, w := range t.Warnings {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", t.Title, w)
 				}
 			}
-			if bad := compare.Regressions(tables, limit); failOn != "" && len(bad) > 0 {
+			if bad := rep.Regressions(limit); failOn != "" && len(bad) > 0 {
 				return fmt.Errorf("regression beyond %s: %s", strings.TrimPrefix(failOn, "regression:"), strings.Join(bad, "; "))
 			}
 			return nil
 		},
 	}
-	cmp.Flags().StringSliceVar(&base, "baseline", nil, "result files or folders of the baseline version")
-	cmp.Flags().StringSliceVar(&cand, "candidate", nil, "result files or folders of the candidate version")
-	cmp.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a cell's throughput fell significantly by more than this, e.g. regression:5% (for CI pipelines)")
+	cmp.Flags().StringSliceVar(&base, "baseline", nil, "result files or folders of the baseline version (the two-version form)")
+	cmp.Flags().StringSliceVar(&cand, "candidate", nil, "result files or folders of the candidate version (the two-version form)")
+	cmp.Flags().StringSliceVar(&names, "names", nil, "labels of the versions, in order, comma-separated (default: each one's server version, else its folder's name)")
+	cmp.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a cell's throughput fell significantly by more than this from the previous version to the last, e.g. regression:5% (for CI pipelines)")
 	cmp.Flags().StringVar(&baseName, "baseline-name", "", "label of the baseline (default: its server version)")
 	cmp.Flags().StringVar(&candName, "candidate-name", "", "label of the candidate (default: its server version)")
 	cmp.Flags().StringVar(&format, "format", "text", "text, markdown or html")
@@ -109,4 +93,85 @@ func reportCommand() *cobra.Command {
 // describe is the registry's description of a result, for reports.
 func describe(resultName string) compare.Description {
 	return compare.Description(workload.Describe(resultName))
+}
+
+// compareVersions reads the versions of report compare: each argument is
+// one (a folder or a result file, oldest first), or --baseline and
+// --candidate are two. Labels come from --names (--baseline-name and
+// --candidate-name), else each version's server; versions that would share
+// a label are told apart by their paths' names.
+func compareVersions(args, base, cand, names []string, baseName, candName string) ([]compare.Version, error) {
+	paired := len(base) > 0 || len(cand) > 0
+	var sets [][]string
+	switch {
+	case paired && len(args) > 0:
+		return nil, errors.New("compare takes versions either as arguments (A B C ...) or as --baseline and --candidate, not both")
+	case paired && (len(base) == 0 || len(cand) == 0):
+		return nil, errors.New("compare needs both --baseline and --candidate (folders or result files), or the versions as arguments: oltpbench report compare A B [C ...]")
+	case paired:
+		sets = [][]string{base, cand}
+	case len(args) < 2:
+		return nil, errors.New("compare needs two or more versions, oldest first: oltpbench report compare A B [C ...] (folders or result files), or --baseline and --candidate")
+	default:
+		for _, a := range args {
+			sets = append(sets, []string{a})
+		}
+	}
+	if len(names) > 0 && len(names) != len(sets) {
+		return nil, fmt.Errorf("--names has %d labels for %d versions: give one per version, in order", len(names), len(sets))
+	}
+	if paired && (baseName != "" || candName != "") {
+		if len(names) > 0 {
+			return nil, errors.New("use --names or --baseline-name/--candidate-name, not both")
+		}
+		names = []string{baseName, candName}
+	} else if !paired && (baseName != "" || candName != "") {
+		return nil, errors.New("--baseline-name and --candidate-name go with --baseline and --candidate; name versions given as arguments with --names")
+	}
+	vs := make([]compare.Version, len(sets))
+	for i, set := range sets {
+		rs, err := compare.Load(set)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = compare.Version{Results: rs}
+		if i < len(names) && names[i] != "" {
+			vs[i].Label = names[i]
+		}
+	}
+	fallback := func(i int) string {
+		if paired {
+			return [2]string{"baseline", "candidate"}[i]
+		}
+		return filepath.Base(filepath.Clean(sets[i][0]))
+	}
+	for i := range vs {
+		if vs[i].Label == "" {
+			vs[i].Label = compare.LabelOf(vs[i].Results, fallback(i))
+		}
+	}
+	// Versions of one server (settings or machines compared) share a
+	// label: the paths' names (the roles, for the two-version form) tell
+	// them apart, and a position where those repeat too.
+	count := map[string]int{}
+	for _, v := range vs {
+		count[v.Label]++
+	}
+	for i := range vs {
+		if count[vs[i].Label] > 1 && (i >= len(names) || names[i] == "") {
+			if paired {
+				vs[i].Label += [2]string{" (baseline)", " (candidate)"}[i]
+			} else {
+				vs[i].Label = fallback(i)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for i := range vs {
+		if seen[vs[i].Label] {
+			vs[i].Label = fmt.Sprintf("%s #%d", vs[i].Label, i+1)
+		}
+		seen[vs[i].Label] = true
+	}
+	return vs, nil
 }

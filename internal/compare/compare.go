@@ -7,10 +7,12 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -52,7 +54,7 @@ func Load(paths []string) ([]*result.Result, error) {
 	return out, nil
 }
 
-// Version is one side of a comparison.
+// Version is one version's results.
 type Version struct {
 	Label   string
 	Results []*result.Result
@@ -74,13 +76,55 @@ func LabelOf(rs []*result.Result, fallback string) string {
 	return fallback
 }
 
-// Row is one thread count of a workload: every repeat of each version,
-// and the one with the median throughput, which the tables show.
+// Report is the comparison of versions, oldest first: a table per
+// workload (and plan step) and the server settings that differ between
+// adjacent versions.
+type Report struct {
+	Labels   []string
+	Tables   []Table
+	Settings []SettingDiff
+}
+
+// New compares the versions, oldest first.
+func New(vs []Version, describe Describe) *Report {
+	rep := &Report{Tables: build(vs, describe), Settings: Settings(vs)}
+	for _, v := range vs {
+		rep.Labels = append(rep.Labels, v.Label)
+	}
+	return rep
+}
+
+// Row is one thread count of a workload: every repeat of each version, and
+// the one with the median throughput, which the tables show.
 type Row struct {
-	Threads            int
-	Base, Cand         *result.Result
-	BaseRuns, CandRuns []*result.Result
-	Stat               *Stat // nil unless both versions have the cell
+	Threads int
+	Runs    [][]*result.Result // per version: the cell's repeats (none: not run)
+	Med     []*result.Result   // per version: the median run, nil for none
+	// Prev is, per version, the nearest earlier version that ran the cell
+	// (-1 for none): "the previous version" of ratios and verdicts.
+	Prev []int
+	// Stats is, per version, its throughput against Prev's (nil for none).
+	Stats []*Stat
+}
+
+// first and last are the oldest and newest versions that ran the cell (-1
+// for none).
+func (r Row) first() int {
+	for i, m := range r.Med {
+		if m != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r Row) last() int {
+	for i := len(r.Med) - 1; i >= 0; i-- {
+		if r.Med[i] != nil {
+			return i
+		}
+	}
+	return -1
 }
 
 // Table is one workload.
@@ -89,14 +133,14 @@ type Table struct {
 	Step     string // the plan step, when two steps ran the same workload
 	Title    string
 	Unit     string // the metric's name: QPS, tpmC
-	Compact  bool   // markdown: one throughput table of both versions
+	Compact  bool   // markdown: one throughput table of all versions
 	Details  bool   // also every figure and every operation's latency
 	Rows     []Row
 	Warnings []string
 	// P95Limit (ms) is set when the runs searched for the best threads
 	// within a p95 limit (--p95-slo); Best then holds each version's pick.
 	P95Limit float64
-	Best     [2]*result.Result
+	Best     []*result.Result
 }
 
 // Description is how reports present a workload's results: cmd fills it
@@ -115,8 +159,9 @@ type Description struct {
 // Describe names a workload's result for reports.
 type Describe func(resultName string) Description
 
-// Build pairs the two versions' results by workload and thread count.
-func Build(base, cand Version, describe Describe) []Table {
+// build groups the versions' results by workload (and plan step) and
+// thread count.
+func build(vs []Version, describe Describe) []Table {
 	type key struct {
 		w, step string
 		t       int
@@ -124,12 +169,14 @@ func Build(base, cand Version, describe Describe) []Table {
 	// Steps split a workload only when a plan ran it as several steps
 	// (other options); one step pairs with runs made without a plan.
 	steps := map[string]map[string]bool{}
-	for _, r := range append(append([]*result.Result(nil), base.Results...), cand.Results...) {
-		if r.Cell != nil {
-			if steps[r.Workload] == nil {
-				steps[r.Workload] = map[string]bool{}
+	for _, v := range vs {
+		for _, r := range v.Results {
+			if r.Cell != nil {
+				if steps[r.Workload] == nil {
+					steps[r.Workload] = map[string]bool{}
+				}
+				steps[r.Workload][r.Cell.Step] = true
 			}
-			steps[r.Workload][r.Cell.Step] = true
 		}
 	}
 	stepOf := func(r *result.Result) string {
@@ -138,27 +185,20 @@ func Build(base, cand Version, describe Describe) []Table {
 		}
 		return r.Cell.Step
 	}
+	n := len(vs)
 	idx := map[key]*Row{}
 	var keys []key
-	add := func(r *result.Result, isBase bool) {
-		k := key{r.Workload, stepOf(r), r.Threads}
-		row := idx[k]
-		if row == nil {
-			row = &Row{Threads: r.Threads}
-			idx[k] = row
-			keys = append(keys, k)
+	for vi, v := range vs {
+		for _, r := range v.Results {
+			k := key{r.Workload, stepOf(r), r.Threads}
+			row := idx[k]
+			if row == nil {
+				row = &Row{Threads: r.Threads, Runs: make([][]*result.Result, n)}
+				idx[k] = row
+				keys = append(keys, k)
+			}
+			row.Runs[vi] = append(row.Runs[vi], r)
 		}
-		if isBase {
-			row.BaseRuns = append(row.BaseRuns, r)
-		} else {
-			row.CandRuns = append(row.CandRuns, r)
-		}
-	}
-	for _, r := range base.Results {
-		add(r, true)
-	}
-	for _, r := range cand.Results {
-		add(r, false)
 	}
 	descs := map[string]Description{}
 	for _, k := range keys {
@@ -178,9 +218,13 @@ func Build(base, cand Version, describe Describe) []Table {
 		}
 		return keys[i].t < keys[j].t
 	})
+	labels := make([]string, n)
+	for i, v := range vs {
+		labels[i] = v.Label
+	}
 	var tables []Table
 	for _, k := range keys {
-		if n := len(tables); n == 0 || tables[n-1].Workload != k.w || tables[n-1].Step != k.step {
+		if nt := len(tables); nt == 0 || tables[nt-1].Workload != k.w || tables[nt-1].Step != k.step {
 			d := descs[k.w]
 			title := d.Title
 			if k.step != "" {
@@ -190,37 +234,67 @@ func Build(base, cand Version, describe Describe) []Table {
 		}
 		t := &tables[len(tables)-1]
 		row := *idx[k]
-		row.Base, row.Cand = medianRun(row.BaseRuns), medianRun(row.CandRuns)
-		if row.Base != nil && row.Cand != nil {
-			st := cellStat(throughputs(row.BaseRuns), throughputs(row.CandRuns))
-			row.Stat = &st
-		}
+		row.fill()
 		t.Rows = append(t.Rows, row)
-		for _, r := range []*result.Result{row.Base, row.Cand} {
+		for _, r := range row.Med {
 			if r != nil && t.Unit == "" {
 				_, t.Unit = r.Throughput()
 			}
 		}
-		if row.Base != nil && row.Cand != nil {
-			for _, d := range result.DatasetDiff(row.Base, row.Cand) {
-				w := fmt.Sprintf("%d threads: %s", row.Threads, d)
-				t.Warnings = append(t.Warnings, w)
+		for i, p := range row.Prev {
+			if p < 0 {
+				continue
+			}
+			for _, d := range result.DatasetDiff(row.Med[p], row.Med[i]) {
+				t.Warnings = append(t.Warnings, pairPrefix(labels, p, i)+fmt.Sprintf("%d threads: %s", row.Threads, d))
 			}
 		}
 	}
 	for i := range tables {
-		tables[i].pickBest()
+		tables[i].pickBest(n)
 	}
 	return tables
 }
 
+// fill picks each version's median run, its previous version and the
+// comparison with it.
+func (r *Row) fill() {
+	n := len(r.Runs)
+	r.Med, r.Prev, r.Stats = make([]*result.Result, n), make([]int, n), make([]*Stat, n)
+	prev := -1
+	for i, runs := range r.Runs {
+		r.Med[i], r.Prev[i] = medianRun(runs), prev
+		if r.Med[i] == nil {
+			r.Prev[i] = -1
+			continue
+		}
+		if prev >= 0 {
+			st := cellStat(throughputs(r.Runs[prev]), throughputs(runs))
+			r.Stats[i] = &st
+		}
+		prev = i
+	}
+}
+
+// pairPrefix names an adjacent pair in lines about it, when there are more
+// than two versions (with two, every line is about the one pair).
+func pairPrefix(labels []string, a, b int) string {
+	if len(labels) <= 2 {
+		return ""
+	}
+	return labels[a] + " -> " + labels[b] + ", "
+}
+
 // pickBest finds, for a p95-limit search, each version's run with the
 // highest throughput whose p95 is within the limit.
-func (t *Table) pickBest() {
+func (t *Table) pickBest(n int) {
+	t.Best = make([]*result.Result, n)
 	for _, r := range t.Rows {
-		for _, x := range append(append([]*result.Result(nil), r.BaseRuns...), r.CandRuns...) {
-			if d, err := time.ParseDuration(x.Options["p95-slo"]); err == nil && d > 0 {
-				t.P95Limit = float64(d) / float64(time.Millisecond)
+		for _, runs := range r.Runs {
+			for _, x := range runs {
+				if d, err := time.ParseDuration(x.Options["p95-slo"]); err == nil && d > 0 {
+					t.P95Limit = float64(d) / float64(time.Millisecond)
+				}
 			}
 		}
 	}
@@ -228,10 +302,10 @@ func (t *Table) pickBest() {
 		return
 	}
 	for _, r := range t.Rows {
-		for side, runs := range [][]*result.Result{r.BaseRuns, r.CandRuns} {
+		for v, runs := range r.Runs {
 			for _, x := range runs {
-				if x.Latency("95") <= t.P95Limit && (t.Best[side] == nil || tput(x) > tput(t.Best[side])) {
-					t.Best[side] = x
+				if x.Latency("95") <= t.P95Limit && (t.Best[v] == nil || tput(x) > tput(t.Best[v])) {
+					t.Best[v] = x
 				}
 			}
 		}
@@ -250,90 +324,94 @@ func medianRun(rs []*result.Result) *result.Result {
 }
 
 func throughputs(rs []*result.Result) []float64 {
+	return values(rs, tput)
+}
+
+func values(rs []*result.Result, f func(*result.Result) float64) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
-		out[i] = tput(r)
+		out[i] = f(r)
 	}
 	return out
 }
 
-// Repeated says whether any cell has repeats on both sides.
+// Repeated says whether any cell has repeats in two versions compared.
 func (t *Table) Repeated() bool {
 	for _, r := range t.Rows {
-		if r.Stat != nil && r.Stat.N1 > 1 && r.Stat.N2 > 1 {
-			return true
+		for _, s := range r.Stats {
+			if s != nil && s.N1 > 1 && s.N2 > 1 {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// CellVerdicts are one line per cell both versions ran: the change and
-// whether it stands out of the noise; without repeats, one line saying so.
-func (t *Table) CellVerdicts() []string {
+// CellVerdicts are one line per cell and adjacent pair of versions that
+// both ran it: the change and whether it stands out of the noise; without
+// repeats, one line saying so.
+func (t *Table) CellVerdicts(labels []string) []string {
 	if t.P95Limit > 0 && !t.Repeated() {
 		return nil // a search runs each level once by design
 	}
 	if !t.Repeated() {
 		for _, r := range t.Rows {
-			if r.Stat != nil {
-				return []string{fmt.Sprintf("one run per cell: too few to tell a change from noise; --repeat=%d (or more) on both versions gives each cell a test", 5)}
+			for _, s := range r.Stats {
+				if s != nil {
+					return []string{fmt.Sprintf("one run per cell: too few to tell a change from noise; --repeat=%d (or more) on %s gives each cell a test", 5, everyVersion(labels))}
+				}
 			}
 		}
 		return nil
 	}
 	var out []string
-	for _, r := range t.Rows {
-		if r.Stat != nil {
-			out = append(out, fmt.Sprintf("%d threads: %s", r.Threads, r.Stat.String(t.Unit)))
+	for v := 1; v < len(labels); v++ {
+		for _, r := range t.Rows {
+			if s := r.Stats[v]; s != nil {
+				out = append(out, pairPrefix(labels, r.Prev[v], v)+fmt.Sprintf("%d threads: %s", r.Threads, s.String(t.Unit)))
+			}
 		}
 	}
 	return out
 }
 
 // Regressions are the cells whose throughput fell significantly by more
-// than limit (0.05 for 5%).
-func (t *Table) Regressions(limit float64) []string {
+// than limit (0.05 for 5%) from the previous version to the last one.
+func (t *Table) Regressions(labels []string, limit float64) []string {
 	var out []string
+	last := len(labels) - 1
 	for _, r := range t.Rows {
-		if s := r.Stat; s != nil && s.Significant && s.Ratio < 1-limit {
-			out = append(out, fmt.Sprintf("%s at %d threads: %s", t.Title, r.Threads, s.String(t.Unit)))
+		if s := r.Stats[last]; s != nil && s.Significant && s.Ratio < 1-limit {
+			out = append(out, fmt.Sprintf("%s at %d threads: %s%s", t.Title, r.Threads, pairPrefix(labels, r.Prev[last], last), s.String(t.Unit)))
 		}
 	}
 	return out
 }
 
-// Ratio is the geometric mean of candidate / baseline throughput over the
-// rows both have (0 when none).
-func (t *Table) Ratio() float64 {
+// Ratio is the geometric mean of version b's over version a's throughput
+// over the rows both have (0 when none), and how many rows that is.
+func (t *Table) Ratio(a, b int) (float64, int) {
 	sum, n := 0.0, 0
 	for _, r := range t.Rows {
-		if r.Base == nil || r.Cand == nil {
-			continue
-		}
-		b, _ := r.Base.Throughput()
-		c, _ := r.Cand.Throughput()
-		if b > 0 && c > 0 {
-			sum += math.Log(c / b)
+		x, y := tput(r.Med[a]), tput(r.Med[b])
+		if x > 0 && y > 0 {
+			sum += math.Log(y / x)
 			n++
 		}
 	}
 	if n == 0 {
-		return 0
+		return 0, 0
 	}
-	return math.Exp(sum / float64(n))
+	return math.Exp(sum / float64(n)), n
 }
 
-// Verdict is the one-line summary of a table.
-func (t *Table) Verdict(base, cand string) string {
-	r := t.Ratio()
+// Verdict is the one-line summary of a table: the last version against
+// the first.
+func (t *Table) Verdict(labels []string) string {
+	base, cand := labels[0], labels[len(labels)-1]
+	r, n := t.Ratio(0, len(labels)-1)
 	if r == 0 {
-		return fmt.Sprintf("%s: no thread count measured on both versions.", t.Title)
-	}
-	n := 0
-	for _, row := range t.Rows {
-		if row.Base != nil && row.Cand != nil {
-			n++
-		}
+		return fmt.Sprintf("%s: no thread count measured on both %s and %s.", t.Title, base, cand)
 	}
 	change := "increased"
 	pct := (r - 1) * 100
@@ -341,6 +419,26 @@ func (t *Table) Verdict(base, cand string) string {
 		change, pct = "decreased", -pct
 	}
 	return fmt.Sprintf("%s: the %s of %s %s by %.0f%% over %s (geometric mean of %d thread count(s)).", t.Title, t.Unit, cand, change, pct, base, n)
+}
+
+// History is, for more than two versions, the change from each version to
+// the next (geometric mean over the thread counts both ran): where in the
+// release history the throughput moved.
+func (t *Table) History(labels []string) string {
+	if len(labels) <= 2 {
+		return ""
+	}
+	var steps []string
+	for v := 1; v < len(labels); v++ {
+		step := labels[v-1] + " -> " + labels[v] + " "
+		if r, _ := t.Ratio(v-1, v); r > 0 {
+			step += fmt.Sprintf("%+.0f%%", (r-1)*100)
+		} else {
+			step += "-"
+		}
+		steps = append(steps, step)
+	}
+	return fmt.Sprintf("%s by version: %s.", t.Unit, strings.Join(steps, ", "))
 }
 
 func tput(r *result.Result) float64 {
@@ -372,61 +470,81 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2fx", b/a)
 }
 
-// SettingDiff is a server setting whose value differs between the versions.
-type SettingDiff struct{ Name, Base, Cand string }
+// everyVersion words "all the versions".
+func everyVersion(labels []string) string {
+	if len(labels) == 2 {
+		return "both versions"
+	}
+	return "every version"
+}
+
+// SettingDiff is a server setting whose value differs between two adjacent
+// versions: its value in each version ("" where a version recorded no
+// settings).
+type SettingDiff struct {
+	Name   string
+	Values []string
+}
 
 // identityVariables differ between any two servers without changing what
 // they do (or are the versions themselves): not listed.
 var identityVariables = regexp.MustCompile(`^(version.*|hostname|port|socket|datadir|pid_file|server_uuid|server_id|log_error|general_log_file|slow_query_log_file|log_bin_basename|log_bin_index|relay_log.*|tmpdir|basedir|timestamp|gtid_.*|wsrep_.*_address|innodb_version|protocol_version|system_time_zone|rand_seed.*|pseudo_.*|warning_count|error_count|last_insert_id|identity|insert_id|tidb_current_ts|tidb_last_.*|tidb_config|ddl_.*uuid|tidb_server_memory.*)$`)
 
-// Settings lists the settings that differ between the versions' servers
-// (the first result of each with settings): global variables, then TiDB,
-// TiKV and PD configuration, by name.
-func Settings(base, cand Version) []SettingDiff {
-	pick := func(v Version) *result.Result {
+// Settings lists the settings that differ between adjacent versions'
+// servers (the first result of each with settings; a version without any
+// is compared with neither neighbour): global variables, then TiDB, TiKV
+// and PD configuration, by name.
+func Settings(vs []Version) []SettingDiff {
+	type known struct{ vars, cfg map[string]string }
+	ks := make([]*known, len(vs))
+	for i, v := range vs {
 		for _, r := range v.Results {
 			if len(r.Server.Variables) > 0 || len(r.Server.Config) > 0 {
-				return r
+				ks[i] = &known{r.Server.Variables, configValues(r.Server.Config)}
+				break
 			}
 		}
-		return nil
-	}
-	b, c := pick(base), pick(cand)
-	if b == nil || c == nil {
-		return nil
 	}
 	var out []SettingDiff
-	diff := func(a, z map[string]string) {
+	for _, of := range []func(*known) map[string]string{
+		func(k *known) map[string]string { return k.vars },
+		func(k *known) map[string]string { return k.cfg },
+	} {
 		names := map[string]bool{}
-		for k := range a {
-			names[k] = true
-		}
-		for k := range z {
-			names[k] = true
-		}
-		keys := make([]string, 0, len(names))
-		for k := range names {
-			if !identityVariables.MatchString(k) {
-				keys = append(keys, k)
+		for _, k := range ks {
+			if k != nil {
+				for name := range of(k) {
+					if !identityVariables.MatchString(name) {
+						names[name] = true
+					}
+				}
 			}
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			va, oka := a[k]
-			vz, okz := z[k]
-			if !oka {
-				va = "(none)"
+		value := func(k *known, name string) string {
+			if v, ok := of(k)[name]; ok {
+				return v
 			}
-			if !okz {
-				vz = "(none)"
+			return "(none)"
+		}
+		for _, name := range slices.Sorted(maps.Keys(names)) {
+			differs := false
+			for i := 1; i < len(ks); i++ {
+				if ks[i-1] != nil && ks[i] != nil && value(ks[i-1], name) != value(ks[i], name) {
+					differs = true
+				}
 			}
-			if va != vz {
-				out = append(out, SettingDiff{k, va, vz})
+			if !differs {
+				continue
 			}
+			d := SettingDiff{Name: name, Values: make([]string, len(ks))}
+			for i, k := range ks {
+				if k != nil {
+					d.Values[i] = value(k, name)
+				}
+			}
+			out = append(out, d)
 		}
 	}
-	diff(b.Server.Variables, c.Server.Variables)
-	diff(configValues(b.Server.Config), configValues(c.Server.Config))
 	return out
 }
 

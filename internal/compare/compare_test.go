@@ -99,10 +99,10 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestTextAndMarkdownGolden(t *testing.T) {
 	b, c := versions(t)
-	tables := Build(b, c, describe)
+	rep := New([]Version{b, c}, describe)
 	var txt, md bytes.Buffer
-	Text(&txt, "v2.1", "v3.0", tables, Settings(b, c))
-	Markdown(&md, "v2.1", "v3.0", tables, Settings(b, c))
+	rep.Text(&txt)
+	rep.Markdown(&md)
 	golden(t, "compare.txt.golden", txt.Bytes())
 	golden(t, "compare.md.golden", md.Bytes())
 	if !strings.Contains(md.String(), "| Threads | QPS | 95% latency(ms) |") || !strings.Contains(md.String(), "| Version | Threads | tpmC |") {
@@ -116,7 +116,7 @@ func TestTextAndMarkdownGolden(t *testing.T) {
 func TestHTMLSelfContained(t *testing.T) {
 	b, c := versions(t)
 	var buf bytes.Buffer
-	HTML(&buf, "v2.1", "v3.0", Build(b, c, describe), Settings(b, c))
+	New([]Version{b, c}, describe).HTML(&buf)
 	s := buf.String()
 	// Per table: throughput and p95 by threads, throughput over time per
 	// cell, one latency spectrum: 2+3+1 and 2+2+1 charts, two lines each.
@@ -151,22 +151,21 @@ func TestHTMLSelfContained(t *testing.T) {
 func TestSettingsDiff(t *testing.T) {
 	b, c := versions(t)
 	var got []string
-	for _, d := range Settings(b, c) {
-		got = append(got, d.Name+"="+d.Base+">"+d.Cand)
+	for _, d := range Settings([]Version{b, c}) {
+		got = append(got, d.Name+"="+strings.Join(d.Values, ">"))
 	}
 	want := "innodb_buffer_pool_size=1073741824>4294967296,tidb_enable_1pc=(none)>ON,tidb_enable_async_commit=OFF>(none),tikv.storage.block-cache.capacity=8GiB>16GiB | 8GiB"
 	if strings.Join(got, ",") != want {
 		t.Errorf("settings:\n got %s\nwant %s", strings.Join(got, ","), want)
 	}
-	if Settings(Version{"a", b.Results[1:2]}, c) != nil {
+	if Settings([]Version{{"a", b.Results[1:2]}, c}) != nil {
 		t.Error("a version without settings gives a diff")
 	}
 }
 
 func TestVerdict(t *testing.T) {
 	b, c := versions(t)
-	tables := Build(b, c, describe)
-	v := tables[0].Verdict("v2.1", "v3.0")
+	v := New([]Version{b, c}, describe).Tables[0].Verdict([]string{"v2.1", "v3.0"})
 	if !strings.Contains(v, "QPS of v3.0 increased by 39% over v2.1") {
 		t.Errorf("verdict %q", v)
 	}
@@ -200,7 +199,8 @@ func planVersions(t *testing.T) (Version, Version) {
 
 func TestPlanLayoutsGolden(t *testing.T) {
 	b, c := planVersions(t)
-	tables := Build(b, c, describe)
+	rep := New([]Version{b, c}, describe)
+	tables := rep.Tables
 	var titles []string
 	for _, tb := range tables {
 		titles = append(titles, tb.Title)
@@ -213,9 +213,9 @@ func TestPlanLayoutsGolden(t *testing.T) {
 		t.Fatalf("p95 best: limit %v, %+v", ro.P95Limit, ro.Best)
 	}
 	var txt, md, page bytes.Buffer
-	Text(&txt, "v1", "v2", tables, nil)
-	Markdown(&md, "v1", "v2", tables, nil)
-	HTML(&page, "v1", "v2", tables, nil)
+	rep.Text(&txt)
+	rep.Markdown(&md)
+	rep.HTML(&page)
 	golden(t, "plan.txt.golden", txt.Bytes())
 	golden(t, "plan.md.golden", md.Bytes())
 	golden(t, "plan.html.golden", page.Bytes())

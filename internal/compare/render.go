@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"io"
@@ -14,43 +15,140 @@ import (
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
-// Text writes aligned tables, after the settings that differ.
-func Text(w io.Writer, base, cand string, tables []Table, settings []SettingDiff) {
-	if len(settings) > 0 {
-		fmt.Fprintf(w, "Server settings that differ (%s -> %s):\n", base, cand)
-		for _, d := range settings {
-			fmt.Fprintf(w, "  %s: %s -> %s\n", d.Name, d.Base, d.Cand)
+// column is one column of the table of a workload's rows: a header and
+// a cell per row; width is the text format's least width.
+type column struct {
+	head  string
+	width int
+	cell  func(Row) string
+}
+
+// style is what the formats name differently in that table.
+type style struct {
+	threads string
+	latency func(v int, p string) string // the p95/p99 column of version v
+}
+
+// columns are threads, each version's throughput, the ratios to the first
+// version and (with more than two) to the previous one, then each version's
+// p95 and p99: with two versions, the seeds' layout.
+func (rep *Report) columns(t Table, st style) []column {
+	n := len(rep.Labels)
+	cols := []column{{st.threads, 8, func(r Row) string { return strconv.Itoa(r.Threads) }}}
+	for v := range n {
+		cols = append(cols, column{rep.Labels[v] + " " + t.Unit, 14, func(r Row) string { return num(tput(r.Med[v]), 2) }})
+	}
+	for v := 1; v < n; v++ {
+		head := "ratio"
+		if n > 2 {
+			head = rep.Labels[v] + "/" + rep.Labels[0]
+		}
+		cols = append(cols, column{head, 7, func(r Row) string { return ratio(tput(r.Med[0]), tput(r.Med[v])) }})
+	}
+	// To the previous version that ran the cell (the one before, unless it
+	// skipped it).
+	for v := 2; v < n; v++ {
+		cols = append(cols, column{rep.Labels[v] + "/" + rep.Labels[v-1], 7, func(r Row) string {
+			if r.Prev[v] < 0 {
+				return "-"
+			}
+			return ratio(tput(r.Med[r.Prev[v]]), tput(r.Med[v]))
+		}})
+	}
+	for _, p := range []string{"95", "99"} {
+		for v := range n {
+			cols = append(cols, column{st.latency(v, p), 12, func(r Row) string { return num(lat(r.Med[v], p), 2) }})
+		}
+	}
+	return cols
+}
+
+// textTable writes columns right-aligned, each as wide as its widest cell.
+func textTable(w io.Writer, cols []column, rows []Row) {
+	widths := make([]int, len(cols))
+	cells := make([][]string, len(rows))
+	for i, c := range cols {
+		widths[i] = max(c.width, len(c.head))
+	}
+	for j, r := range rows {
+		for i, c := range cols {
+			cells[j] = append(cells[j], c.cell(r))
+			widths[i] = max(widths[i], len(cells[j][i]))
+		}
+	}
+	line := func(get func(i int) string) {
+		for i := range cols {
+			if i > 0 {
+				fmt.Fprint(w, " ")
+			}
+			fmt.Fprintf(w, "%*s", widths[i], get(i))
 		}
 		fmt.Fprintln(w)
 	}
-	for i, t := range tables {
+	line(func(i int) string { return cols[i].head })
+	for j := range rows {
+		line(func(i int) string { return cells[j][i] })
+	}
+}
+
+// Text writes aligned tables, after the settings that differ.
+func (rep *Report) Text(w io.Writer) {
+	labels := rep.Labels
+	if len(rep.Settings) > 0 {
+		fmt.Fprintf(w, "Server settings that differ (%s):\n", strings.Join(labels, " -> "))
+		for _, d := range rep.Settings {
+			fmt.Fprintf(w, "  %s: %s\n", d.Name, strings.Join(d.shown(), " -> "))
+		}
+		fmt.Fprintln(w)
+	}
+	role := func(v int) string {
+		if len(labels) == 2 {
+			return [2]string{"base", "cand"}[v]
+		}
+		return labels[v]
+	}
+	for i, t := range rep.Tables {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s (%s)\n", t.Title, t.Workload)
-		fmt.Fprintf(w, "%8s %14s %14s %7s %12s %12s %12s %12s\n", "threads", base+" "+t.Unit, cand+" "+t.Unit, "ratio", "base p95 ms", "cand p95 ms", "base p99 ms", "cand p99 ms")
-		for _, r := range t.Rows {
-			b, c := tput(r.Base), tput(r.Cand)
-			fmt.Fprintf(w, "%8d %14s %14s %7s %12s %12s %12s %12s\n", r.Threads, num(b, 2), num(c, 2), ratio(b, c),
-				num(lat(r.Base, "95"), 2), num(lat(r.Cand, "95"), 2), num(lat(r.Base, "99"), 2), num(lat(r.Cand, "99"), 2))
+		textTable(w, rep.columns(t, style{"threads", func(v int, p string) string { return role(v) + " p" + p + " ms" }}), t.Rows)
+		fmt.Fprintln(w, t.Verdict(labels))
+		if h := t.History(labels); h != "" {
+			fmt.Fprintln(w, h)
 		}
-		fmt.Fprintln(w, t.Verdict(base, cand))
-		for _, v := range t.CellVerdicts() {
+		for _, v := range t.CellVerdicts(labels) {
 			fmt.Fprintf(w, "  %s\n", v)
 		}
-		details(w, base, cand, t, false)
+		if where := t.Where(labels); len(where) > 0 {
+			fmt.Fprintln(w, "Where it got worse:")
+			for _, x := range where {
+				fmt.Fprintf(w, "  %s\n", x)
+			}
+		}
+		rep.details(w, t, false)
 		for _, x := range t.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", x)
 		}
 	}
-	best(w, base, cand, tables, false)
+	rep.best(w, false)
+}
+
+// shown is the setting's values, "(unknown)" for a version without
+// settings.
+func (d SettingDiff) shown() []string {
+	out := make([]string, len(d.Values))
+	for i, v := range d.Values {
+		out[i] = cmp.Or(v, "(unknown)")
+	}
+	return out
 }
 
 // best writes seed 003's layout: per version, each searched workload's
 // thread count with the highest throughput within the p95 limit.
-func best(w io.Writer, base, cand string, tables []Table, md bool) {
+func (rep *Report) best(w io.Writer, md bool) {
 	var searched []Table
-	for _, t := range tables {
+	for _, t := range rep.Tables {
 		if t.P95Limit > 0 {
 			searched = append(searched, t)
 		}
@@ -59,7 +157,7 @@ func best(w io.Writer, base, cand string, tables []Table, md bool) {
 		return
 	}
 	head := []string{"Transaction model", "Threads", "QPS", "TPS", "Average transaction latency (ms)", "P95 transaction latency (ms)"}
-	for side, label := range []string{base, cand} {
+	for v, label := range rep.Labels {
 		limits := map[string]bool{}
 		for _, t := range searched {
 			limits[strconv.FormatFloat(t.P95Limit, 'f', -1, 64)] = true
@@ -71,7 +169,7 @@ func best(w io.Writer, base, cand string, tables []Table, md bool) {
 			fmt.Fprintf(w, "\n%s: the most throughput with P95 within %s ms\n%-28s %8s %12s %10s %12s %12s\n", label, lim, head[0], head[1], head[2], head[3], "avg ms", "p95 ms")
 		}
 		for _, t := range searched {
-			b := t.Best[side]
+			b := t.Best[v]
 			cells := []string{t.Title, "-", "-", "-", "-", "-"}
 			if b != nil {
 				q, _ := b.Throughput()
@@ -90,104 +188,136 @@ func best(w io.Writer, base, cand string, tables []Table, md bool) {
 }
 
 // Markdown writes the layout of the TiDB benchmark reports: per workload a
-// table per version (threads, throughput, 95% latency), then both side by
-// side with ratios, then the verdict.
-func Markdown(w io.Writer, base, cand string, tables []Table, settings []SettingDiff) {
-	if len(settings) > 0 {
-		fmt.Fprintf(w, "### Server settings that differ\n\n| Setting | %s | %s |\n|---|---|---|\n", base, cand)
-		for _, d := range settings {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(d.Name), mdCell(d.Base), mdCell(d.Cand))
+// table per version (threads, throughput, 95% latency), then all side by
+// side with ratios, then the verdicts.
+func (rep *Report) Markdown(w io.Writer) {
+	labels := rep.Labels
+	if len(rep.Settings) > 0 {
+		fmt.Fprintf(w, "### Server settings that differ\n\n| Setting | %s |\n|---|%s\n", strings.Join(labels, " | "), strings.Repeat("---|", len(labels)))
+		for _, d := range rep.Settings {
+			cells := []string{mdCell(d.Name)}
+			for _, v := range d.shown() {
+				cells = append(cells, mdCell(v))
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 		}
 		fmt.Fprintln(w)
 	}
-	for _, t := range tables {
+	for _, t := range rep.Tables {
 		if t.Compact {
 			fmt.Fprintf(w, "### %s\n\n| Version | Threads | %s |\n|---|---|---|\n", t.Title, t.Unit)
-			for _, v := range []struct {
-				label string
-				pick  func(Row) float64
-			}{{cand, func(r Row) float64 { return tput(r.Cand) }}, {base, func(r Row) float64 { return tput(r.Base) }}} {
+			for v := len(labels) - 1; v >= 0; v-- { // the newest first
 				for _, r := range t.Rows {
-					fmt.Fprintf(w, "| %s | %d | %s |\n", v.label, r.Threads, num(v.pick(r), 2))
+					fmt.Fprintf(w, "| %s | %d | %s |\n", labels[v], r.Threads, num(tput(r.Med[v]), 2))
 				}
 			}
-			fmt.Fprintf(w, "\n%s\n\n", t.Verdict(base, cand))
-			cellVerdicts(w, t)
-			details(w, base, cand, t, true)
-			warnings(w, t)
-			continue
-		}
-		fmt.Fprintf(w, "### %s test\n\n", t.Title)
-		for _, v := range []struct {
-			label string
-			side  func(Row) Row
-		}{{base, func(r Row) Row { return Row{Threads: r.Threads, Base: r.Base} }}, {cand, func(r Row) Row { return Row{Threads: r.Threads, Base: r.Cand} }}} {
-			fmt.Fprintf(w, "%s:\n\n| Threads | %s | 95%% latency(ms) |\n|---|---|---|\n", v.label, t.Unit)
+		} else {
+			fmt.Fprintf(w, "### %s test\n\n", t.Title)
+			for v, label := range labels {
+				fmt.Fprintf(w, "%s:\n\n| Threads | %s | 95%% latency(ms) |\n|---|---|---|\n", label, t.Unit)
+				for _, r := range t.Rows {
+					if r.Med[v] != nil {
+						fmt.Fprintf(w, "| %d | %s | %s |\n", r.Threads, num(tput(r.Med[v]), 2), num(lat(r.Med[v], "95"), 2))
+					}
+				}
+				fmt.Fprintln(w)
+			}
+			cols := rep.columns(t, style{"Threads", func(v int, p string) string { return labels[v] + " p" + p + " (ms)" }})
+			var head []string
+			for _, c := range cols {
+				head = append(head, c.head)
+			}
+			fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(cols)))
 			for _, r := range t.Rows {
-				s := v.side(r)
-				if s.Base == nil {
-					continue
+				var cells []string
+				for _, c := range cols {
+					cells = append(cells, c.cell(r))
 				}
-				fmt.Fprintf(w, "| %d | %s | %s |\n", r.Threads, num(tput(s.Base), 2), num(lat(s.Base, "95"), 2))
+				fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 			}
-			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "| Threads | %s %s | %s %s | ratio | %s p95 (ms) | %s p95 (ms) | %s p99 (ms) | %s p99 (ms) |\n|---|---|---|---|---|---|---|---|\n",
-			base, t.Unit, cand, t.Unit, base, cand, base, cand)
-		for _, r := range t.Rows {
-			b, c := tput(r.Base), tput(r.Cand)
-			fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Threads, num(b, 2), num(c, 2), ratio(b, c),
-				num(lat(r.Base, "95"), 2), num(lat(r.Cand, "95"), 2), num(lat(r.Base, "99"), 2), num(lat(r.Cand, "99"), 2))
+		fmt.Fprintf(w, "\n%s\n\n", t.Verdict(labels))
+		if h := t.History(labels); h != "" {
+			fmt.Fprintf(w, "%s\n\n", h)
 		}
-		fmt.Fprintf(w, "\n%s\n\n", t.Verdict(base, cand))
-		cellVerdicts(w, t)
-		details(w, base, cand, t, true)
+		list(w, "", t.CellVerdicts(labels))
+		list(w, "Where it got worse:", t.Where(labels))
+		rep.details(w, t, true)
 		warnings(w, t)
 	}
-	best(w, base, cand, tables, true)
+	rep.best(w, true)
 }
 
 // details compares, per thread level, the figures beside the headline and
-// each operation's mean and p95 latency, for workloads that ask for it.
-func details(w io.Writer, base, cand string, t Table, md bool) {
+// each operation's mean and p95 latency, for workloads that ask for it:
+// every version, and the last against the first.
+func (rep *Report) details(w io.Writer, t Table, md bool) {
 	if !t.Details {
 		return
 	}
+	labels := rep.Labels
+	ratioHead := "ratio"
+	if len(labels) > 2 {
+		ratioHead = labels[len(labels)-1] + "/" + labels[0]
+	}
 	for _, r := range t.Rows {
-		if r.Base == nil || r.Cand == nil {
+		first, last := 0, len(labels)-1
+		if r.Med[first] == nil || r.Med[last] == nil {
 			continue
 		}
 		type line struct {
 			name string
-			b, c float64
+			vals []float64
 		}
 		var lines []line
-		var names []string
-		for k := range r.Base.Figures {
-			names = append(names, k)
+		each := func(f func(*result.Result) float64) []float64 {
+			out := make([]float64, len(labels))
+			for v, m := range r.Med {
+				out[v] = math.NaN()
+				if m != nil {
+					out[v] = f(m)
+				}
+			}
+			return out
 		}
-		sort.Strings(names)
-		for _, k := range names {
-			lines = append(lines, line{k, r.Base.Figures[k], figure(r.Cand, k)})
+		for _, k := range slices.Sorted(maps.Keys(r.Med[first].Figures)) {
+			lines = append(lines, line{k, each(func(m *result.Result) float64 { return figure(m, k) })})
 		}
-		for _, op := range r.Base.Ops {
-			c := r.Cand.Op(op.Name)
-			if c == nil {
+		for _, op := range r.Med[first].Ops {
+			if r.Med[last].Op(op.Name) == nil {
 				continue
 			}
-			lines = append(lines, line{op.Name + " mean ms", op.MeanMs, c.MeanMs}, line{op.Name + " p95 ms", op.Percentiles["95"], c.Percentiles["95"]})
+			of := func(f func(*result.Op) float64) func(*result.Result) float64 {
+				return func(m *result.Result) float64 {
+					if o := m.Op(op.Name); o != nil {
+						return f(o)
+					}
+					return math.NaN()
+				}
+			}
+			lines = append(lines, line{op.Name + " mean ms", each(of(func(o *result.Op) float64 { return o.MeanMs }))},
+				line{op.Name + " p95 ms", each(of(func(o *result.Op) float64 { return o.Percentiles["95"] }))})
 		}
 		if md {
-			fmt.Fprintf(w, "Figures and operations at %d threads:\n\n| | %s | %s | ratio |\n|---|---|---|---|\n", r.Threads, base, cand)
+			fmt.Fprintf(w, "Figures and operations at %d threads:\n\n| | %s | %s |\n|---|%s---|\n", r.Threads, strings.Join(labels, " | "), ratioHead, strings.Repeat("---|", len(labels)))
 		} else {
-			fmt.Fprintf(w, "  figures and operations at %d threads: %s, %s, ratio\n", r.Threads, base, cand)
+			fmt.Fprintf(w, "  figures and operations at %d threads: %s, %s\n", r.Threads, strings.Join(labels, ", "), ratioHead)
 		}
 		for _, l := range lines {
-			if md {
-				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", l.name, num(l.b, 2), num(l.c, 2), ratio(l.b, l.c))
-			} else {
-				fmt.Fprintf(w, "    %-22s %14s %14s %7s\n", l.name, num(l.b, 2), num(l.c, 2), ratio(l.b, l.c))
+			cells := []string{l.name}
+			for _, v := range l.vals {
+				cells = append(cells, num(v, 2))
 			}
+			cells = append(cells, ratio(l.vals[0], l.vals[len(l.vals)-1]))
+			if md {
+				fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+				continue
+			}
+			fmt.Fprintf(w, "    %-22s", cells[0])
+			for _, c := range cells[1 : len(cells)-1] {
+				fmt.Fprintf(w, " %14s", c)
+			}
+			fmt.Fprintf(w, " %7s\n", cells[len(cells)-1])
 		}
 		if md {
 			fmt.Fprintln(w)
@@ -202,14 +332,18 @@ func figure(r *result.Result, name string) float64 {
 	return math.NaN()
 }
 
-func cellVerdicts(w io.Writer, t Table) {
-	vs := t.CellVerdicts()
-	for _, v := range vs {
+// list writes markdown bullets under an optional heading.
+func list(w io.Writer, heading string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	if heading != "" {
+		fmt.Fprintf(w, "%s\n\n", heading)
+	}
+	for _, v := range items {
 		fmt.Fprintf(w, "- %s\n", v)
 	}
-	if len(vs) > 0 {
-		fmt.Fprintln(w)
-	}
+	fmt.Fprintln(w)
 }
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
@@ -224,70 +358,131 @@ func warnings(w io.Writer, t Table) {
 }
 
 // HTML writes one self-contained page: tables and inline SVG charts of
-// throughput and p95 against threads, one line per version. No external assets.
-func HTML(w io.Writer, base, cand string, tables []Table, settings []SettingDiff) {
+// throughput and p95 against threads, one line per version, and with more
+// than two versions throughput by version per thread level (the release
+// history). No external assets.
+func (rep *Report) HTML(w io.Writer) {
 	e := html.EscapeString
+	labels := rep.Labels
+	n := len(labels)
+	title := labels[n-1] + " vs " + labels[0]
+	if n > 2 {
+		title = strings.Join(labels, " -> ")
+	}
 	fmt.Fprintf(w, `<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>oltpbench: %s vs %s</title>
+<html><head><meta charset="utf-8"><title>oltpbench: %s</title>
 <style>
 body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}
 .charts{display:flex;gap:24px;flex-wrap:wrap}.warn{color:#a40}.verdict{font-weight:bold}
 </style></head><body>
-<h1>%s vs %s</h1>
-`, e(cand), e(base), e(cand), e(base))
-	if len(settings) > 0 {
-		fmt.Fprintf(w, "<h2>Server settings that differ</h2>\n<table><tr><th>setting</th><th>%s</th><th>%s</th></tr>\n", e(base), e(cand))
-		for _, d := range settings {
-			fmt.Fprintf(w, "<tr><td style=\"text-align:left\">%s</td><td>%s</td><td>%s</td></tr>\n", e(d.Name), e(d.Base), e(d.Cand))
+<h1>%s</h1>
+`, e(title), e(title))
+	if len(rep.Settings) > 0 {
+		fmt.Fprintf(w, "<h2>Server settings that differ</h2>\n<table><tr><th>setting</th>")
+		for _, l := range labels {
+			fmt.Fprintf(w, "<th>%s</th>", e(l))
+		}
+		fmt.Fprintf(w, "</tr>\n")
+		for _, d := range rep.Settings {
+			fmt.Fprintf(w, "<tr><td style=\"text-align:left\">%s</td>", e(d.Name))
+			for _, v := range d.shown() {
+				fmt.Fprintf(w, "<td>%s</td>", e(v))
+			}
+			fmt.Fprintf(w, "</tr>\n")
 		}
 		fmt.Fprintf(w, "</table>\n")
 	}
-	for _, t := range tables {
-		fmt.Fprintf(w, "<h2>%s</h2>\n<table><tr><th>threads</th><th>%s %s</th><th>%s %s</th><th>ratio</th><th>%s p95 ms</th><th>%s p95 ms</th><th>%s p99 ms</th><th>%s p99 ms</th></tr>\n",
-			e(t.Title), e(base), t.Unit, e(cand), t.Unit, e(base), e(cand), e(base), e(cand))
-		for _, r := range t.Rows {
-			b, c := tput(r.Base), tput(r.Cand)
-			fmt.Fprintf(w, "<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", r.Threads,
-				num(b, 2), num(c, 2), ratio(b, c), num(lat(r.Base, "95"), 2), num(lat(r.Cand, "95"), 2), num(lat(r.Base, "99"), 2), num(lat(r.Cand, "99"), 2))
+	for _, t := range rep.Tables {
+		cols := rep.columns(t, style{"threads", func(v int, p string) string { return labels[v] + " p" + p + " ms" }})
+		fmt.Fprintf(w, "<h2>%s</h2>\n<table><tr>", e(t.Title))
+		for _, c := range cols {
+			fmt.Fprintf(w, "<th>%s</th>", e(c.head))
 		}
-		fmt.Fprintf(w, "</table>\n<p class=\"verdict\">%s</p>\n", e(t.Verdict(base, cand)))
-		for _, v := range t.CellVerdicts() {
+		fmt.Fprintf(w, "</tr>\n")
+		for _, r := range t.Rows {
+			fmt.Fprintf(w, "<tr>")
+			for _, c := range cols {
+				fmt.Fprintf(w, "<td>%s</td>", c.cell(r))
+			}
+			fmt.Fprintf(w, "</tr>\n")
+		}
+		fmt.Fprintf(w, "</table>\n<p class=\"verdict\">%s</p>\n", e(t.Verdict(labels)))
+		if h := t.History(labels); h != "" {
+			fmt.Fprintf(w, "<p class=\"verdict\">%s</p>\n", e(h))
+		}
+		for _, v := range t.CellVerdicts(labels) {
 			fmt.Fprintf(w, "<p>%s</p>\n", e(v))
+		}
+		for _, v := range t.Where(labels) {
+			fmt.Fprintf(w, "<p class=\"where\">where it got worse: %s</p>\n", e(v))
 		}
 		for _, x := range t.Warnings {
 			fmt.Fprintf(w, "<p class=\"warn\">warning: %s</p>\n", e(x))
 		}
 		fmt.Fprintf(w, "<div class=\"charts\">\n")
-		series := func(pick func(Row) float64) [2][]pt {
-			var s [2][]pt
+		series := func(pick func(*result.Result) float64) [][]pt {
+			s := make([][]pt, n)
 			for _, r := range t.Rows {
-				s[0] = append(s[0], pt{x: float64(r.Threads), y: pick(Row{Base: r.Base})})
-				s[1] = append(s[1], pt{x: float64(r.Threads), y: pick(Row{Base: r.Cand})})
+				for v := range n {
+					s[v] = append(s[v], pt{x: float64(r.Threads), y: pick(r.Med[v])})
+				}
 			}
 			return s
 		}
 		// Throughput: the median run, with a bar from the lowest to the
 		// highest repeat.
-		tp := series(func(r Row) float64 { return tput(r.Base) })
+		tp := series(tput)
 		for i, r := range t.Rows {
-			for side, runs := range [][]*result.Result{r.BaseRuns, r.CandRuns} {
-				if len(runs) > 1 {
-					v := throughputs(runs)
-					tp[side][i].lo, tp[side][i].hi = slices.Min(v), slices.Max(v)
-				}
+			for v, runs := range r.Runs {
+				tp[v][i].lo, tp[v][i].hi = spread(runs)
 			}
 		}
-		title := t.Unit + " by threads"
+		bars := ""
 		if t.Repeated() {
-			title += " (bars: lowest to highest repeat)"
+			bars = " (bars: lowest to highest repeat)"
 		}
-		chart(w, title, t.Unit, [2]string{base, cand}, tp)
-		chart(w, "p95 latency (ms) by threads", "ms", [2]string{base, cand}, series(func(r Row) float64 { return lat(r.Base, "95") }))
-		behaviour(w, t, [2]string{base, cand})
+		chart(w, t.Unit+" by threads"+bars, t.Unit, labels, tp)
+		chart(w, "p95 latency (ms) by threads", "ms", labels, series(func(r *result.Result) float64 { return lat(r, "95") }))
+		if n > 2 {
+			history(w, t, labels, bars)
+		}
+		behaviour(w, t, labels)
 		fmt.Fprintf(w, "</div>\n")
 	}
 	fmt.Fprintf(w, "</body></html>\n")
+}
+
+// spread is the lowest and highest throughput of repeats (0, 0 for fewer
+// than two: no bar).
+func spread(runs []*result.Result) (lo, hi float64) {
+	if len(runs) < 2 {
+		return 0, 0
+	}
+	v := throughputs(runs)
+	return slices.Min(v), slices.Max(v)
+}
+
+// history draws the release history: throughput by version, one line per
+// thread level (in colours after the versions'), bars from the repeats.
+func history(w io.Writer, t Table, labels []string, bars string) {
+	n := len(labels)
+	s := make([][]pt, n+len(t.Rows))
+	names := make([]string, len(s))
+	for j, r := range t.Rows {
+		names[n+j] = fmt.Sprintf("%d threads", r.Threads)
+		for v := range n {
+			p := pt{x: float64(v), y: tput(r.Med[v])}
+			p.lo, p.hi = spread(r.Runs[v])
+			s[n+j] = append(s[n+j], p)
+		}
+	}
+	chartX(w, t.Unit+" by version"+bars, t.Unit, names, s, "version", func(x float64) string {
+		if i := int(x); i >= 0 && i < n && float64(i) == x {
+			return labels[i]
+		}
+		return ""
+	})
 }
 
 // spectrumQ are the percentiles of the latency spectrum.
@@ -297,26 +492,29 @@ var spectrumQ = []float64{50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
 // cell's median run, with its coefficient of variation (a stall or a decay
 // shows there, not in the mean), and the latency spectrum of every repeat
 // of the largest cell merged, p50 to p99.99 on a log scale.
-func behaviour(w io.Writer, t Table, labels [2]string) {
+func behaviour(w io.Writer, t Table, labels []string) {
+	n := len(labels)
 	for _, r := range t.Rows {
-		var s [2][]pt
-		cv := [2]string{"-", "-"}
-		unit := t.Unit
-		for i, res := range []*result.Result{r.Base, r.Cand} {
+		s := make([][]pt, n)
+		cv := make([]string, n)
+		unit, points := t.Unit, 0
+		for v, res := range r.Med {
+			cv[v] = "-"
 			if res == nil {
 				continue
 			}
 			u, ts, vs := res.Series()
 			unit = u
 			for j := range ts {
-				s[i] = append(s[i], pt{x: ts[j], y: vs[j]})
+				s[v] = append(s[v], pt{x: ts[j], y: vs[j]})
 			}
+			points += len(ts)
 			if c := coefVar(vs); !math.IsNaN(c) {
-				cv[i] = fmt.Sprintf("%.1f%%", c*100)
+				cv[v] = fmt.Sprintf("%.1f%%", c*100)
 			}
 		}
-		if len(s[0])+len(s[1]) > 1 {
-			chartX(w, fmt.Sprintf("%s over time, %d threads (CV %s, %s)", unit, r.Threads, cv[0], cv[1]), unit, labels, s,
+		if points > 1 {
+			chartX(w, fmt.Sprintf("%s over time, %d threads (CV %s)", unit, r.Threads, strings.Join(cv, ", ")), unit, labels, s,
 				"seconds", func(x float64) string { return fmt.Sprintf("%g", x) })
 		}
 	}
@@ -324,18 +522,20 @@ func behaviour(w io.Writer, t Table, labels [2]string) {
 		return
 	}
 	last := t.Rows[len(t.Rows)-1]
-	var s [2][]pt
-	for i, runs := range [][]*result.Result{last.BaseRuns, last.CandRuns} {
+	s := make([][]pt, n)
+	points := 0
+	for v, runs := range last.Runs {
 		ms, err := result.Spectrum(runs, spectrumQ)
 		if err != nil || ms == nil {
 			continue
 		}
 		for j, q := range spectrumQ {
 			// x: the number of nines, so p50 .. p99.99 spread evenly.
-			s[i] = append(s[i], pt{x: -math.Log10(1 - q/100), y: ms[j]})
+			s[v] = append(s[v], pt{x: -math.Log10(1 - q/100), y: ms[j]})
 		}
+		points += len(spectrumQ)
 	}
-	if len(s[0])+len(s[1]) > 0 {
+	if points > 0 {
 		chartX(w, fmt.Sprintf("latency spectrum (ms), %d threads", last.Threads), "ms", labels, s,
 			"percentile (log scale of nines)", func(x float64) string {
 				return "p" + strconv.FormatFloat(math.Round(1e4*(1-math.Pow(10, -x)))/100, 'f', -1, 64)
@@ -365,16 +565,26 @@ func coefVar(v []float64) float64 {
 // pt is a point; lo < hi draws an error bar from lo to hi.
 type pt struct{ x, y, lo, hi float64 }
 
-var colors = [2]string{"#1f77b4", "#d62728"}
+// color is line i's colour: the first two are the two-version report's,
+// then the rest of the Tableau 10 palette, then hues spread by the golden
+// angle.
+func color(i int) string {
+	palette := [...]string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
+	if i < len(palette) {
+		return palette[i]
+	}
+	return fmt.Sprintf("hsl(%d,70%%,40%%)", (i*137)%360)
+}
 
 // chart draws one line chart as inline SVG.
-func chart(w io.Writer, title, unit string, labels [2]string, s [2][]pt) {
+func chart(w io.Writer, title, unit string, labels []string, s [][]pt) {
 	chartX(w, title, unit, labels, s, "threads", func(x float64) string { return fmt.Sprintf("%g", x) })
 }
 
 // chartX is chart with the x axis named and its ticks written by tick; at
-// most eight ticks are labelled.
-func chartX(w io.Writer, title, unit string, labels [2]string, s [2][]pt, xname string, tick func(float64) string) {
+// most eight ticks are labelled. Series i is drawn in color(i) and named
+// labels[i] in the legend (none for an empty name).
+func chartX(w io.Writer, title, unit string, labels []string, s [][]pt, xname string, tick func(float64) string) {
 	const W, H, L, R, T, B = 460.0, 300.0, 70.0, 20.0, 30.0, 50.0
 	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
 	for _, line := range s {
@@ -395,9 +605,22 @@ func chartX(w io.Writer, title, unit string, labels [2]string, s [2][]pt, xname 
 		maxY = 1
 	}
 	maxY *= 1.1
+	// The legend: two names to a row at 170 px (the two-version layout), or
+	// three at 130; the picture grows by a row's height per extra row.
+	named := 0
+	for _, l := range labels {
+		if l != "" {
+			named++
+		}
+	}
+	perRow, gap := 2, 170.0
+	if named > 2 {
+		perRow, gap = 3, 130.0
+	}
+	height := H + float64((max(named, 1)-1)/perRow)*14
 	sx := func(x float64) float64 { return L + (x-minX)/(maxX-minX)*(W-L-R) }
 	sy := func(y float64) float64 { return H - B - y/maxY*(H-T-B) }
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img"><title>%s</title>`, W, H, W, H, html.EscapeString(title))
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img"><title>%s</title>`, W, height, W, height, html.EscapeString(title))
 	fmt.Fprintf(w, `<text x="%.0f" y="18" font-size="14" text-anchor="middle">%s</text>`, W/2, html.EscapeString(title))
 	fmt.Fprintf(w, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#444"/><line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#444"/>`,
 		L, H-B, W-R, H-B, L, T, L, H-B)
@@ -424,24 +647,38 @@ func chartX(w io.Writer, title, unit string, labels [2]string, s [2][]pt, xname 
 		}
 	}
 	fmt.Fprintf(w, `<text x="%.0f" y="%.0f" font-size="11" text-anchor="middle">%s</text>`, (L+W-R)/2, H-B+30, html.EscapeString(xname))
+	lines, drawn, legend := 0, 0, 0
+	for _, line := range s {
+		if len(line) > 0 {
+			lines++
+		}
+	}
 	for i, line := range s {
+		if len(line) > 0 {
+			drawn++
+		}
 		var pts []string
 		for _, p := range line {
 			if !math.IsNaN(p.y) {
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(p.x), sy(p.y)))
-				fmt.Fprintf(w, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, sx(p.x), sy(p.y), colors[i])
+				fmt.Fprintf(w, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, sx(p.x), sy(p.y), color(i))
 				if p.lo < p.hi {
-					x := sx(p.x) + float64(2*i-1)*3 // the two versions' bars side by side
+					// The lines' bars side by side, 6 px apart.
+					x := sx(p.x) + float64(2*(drawn-1)-(lines-1))*3
 					fmt.Fprintf(w, `<path class="errbar" d="M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8" stroke="%s" fill="none"/>`,
-						x, sy(p.lo), sy(p.hi), x-4, sy(p.lo), x-4, sy(p.hi), colors[i])
+						x, sy(p.lo), sy(p.hi), x-4, sy(p.lo), x-4, sy(p.hi), color(i))
 				}
 			}
 		}
 		if len(pts) > 0 {
-			fmt.Fprintf(w, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`, colors[i], strings.Join(pts, " "))
+			fmt.Fprintf(w, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`, color(i), strings.Join(pts, " "))
 		}
-		fmt.Fprintf(w, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f" font-size="11">%s</text>`,
-			L+10+float64(i)*170, H-12, colors[i], L+24+float64(i)*170, H-3, html.EscapeString(labels[i]))
+		if i < len(labels) && labels[i] != "" {
+			x, y := L+10+float64(legend%perRow)*gap, H-12+float64(legend/perRow)*14
+			fmt.Fprintf(w, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f" font-size="11">%s</text>`,
+				x, y, color(i), x+14, y+9, html.EscapeString(labels[i]))
+			legend++
+		}
 	}
 	fmt.Fprintf(w, "</svg>\n")
 }
@@ -490,14 +727,14 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // Write renders the report in format: text, markdown (md) or html.
-func Write(w io.Writer, format, base, cand string, tables []Table, settings []SettingDiff) error {
+func (rep *Report) Write(w io.Writer, format string) error {
 	switch format {
 	case "text":
-		Text(w, base, cand, tables, settings)
+		rep.Text(w)
 	case "markdown", "md":
-		Markdown(w, base, cand, tables, settings)
+		rep.Markdown(w)
 	case "html":
-		HTML(w, base, cand, tables, settings)
+		rep.HTML(w)
 	default:
 		return fmt.Errorf("invalid --format=%s: use text, markdown or html", format)
 	}
@@ -515,11 +752,12 @@ func ParseFailOn(s string) (float64, error) {
 }
 
 // Regressions lists the cells of all tables whose throughput fell
-// significantly by more than limit (a fraction).
-func Regressions(tables []Table, limit float64) []string {
+// significantly by more than limit (a fraction) from the previous version
+// to the last.
+func (rep *Report) Regressions(limit float64) []string {
 	var bad []string
-	for _, t := range tables {
-		bad = append(bad, t.Regressions(limit)...)
+	for _, t := range rep.Tables {
+		bad = append(bad, t.Regressions(rep.Labels, limit)...)
 	}
 	return bad
 }

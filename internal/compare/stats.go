@@ -43,19 +43,21 @@ func cellStat(base, cand []float64) Stat {
 		st.Ratio = sc.Center / sb.Center
 	}
 	st.Significant = cmp.P <= cmp.Alpha && len(base) > 1 && len(cand) > 1
-	if !st.Significant {
-		// The fewest repeats per side with which the U test can reject at all.
-		for n := 2; n <= 20; n++ {
-			if minUTestP(n, n) <= cmp.Alpha {
-				if len(base) < n || len(cand) < n {
-					st.Need = n
-				}
-				break
-			}
-		}
+	if n := minRepeats(); !st.Significant && (len(base) < n || len(cand) < n) {
+		st.Need = n
 	}
 	st.Lo, st.Hi = ratioInterval(b.Values, c.Values, 1-Confidence)
 	return st
+}
+
+// minRepeats is the fewest repeats per side with which the U test can
+// reject at all at 1 - Confidence.
+func minRepeats() int {
+	n := 2
+	for minUTestP(n, n) > 1-Confidence {
+		n++
+	}
+	return n
 }
 
 // minUTestP is the smallest two-sided p-value the U test can give for

@@ -75,7 +75,7 @@ func TestCellStatSimulated(t *testing.T) {
 	}
 }
 
-// Repeats in Build: the tables show the median run, each cell gets a
+// Repeats in a report: the tables show the median run, each cell gets a
 // test, and --fail-on finds the regression.
 func TestBuildWithRepeats(t *testing.T) {
 	bv, cv := Version{Label: "a"}, Version{Label: "b"}
@@ -83,15 +83,15 @@ func TestBuildWithRepeats(t *testing.T) {
 		bv.Results = append(bv.Results, fixture(t, "sysbench/oltp_point_select", "a", 16, q, 1))
 		cv.Results = append(cv.Results, fixture(t, "sysbench/oltp_point_select", "b", 16, q*0.85+float64(i), 1))
 	}
-	tables := Build(bv, cv, describe)
-	row := tables[0].Rows[0]
-	if tput(row.Base) != 1000 || len(row.BaseRuns) != 5 || row.Stat == nil || !row.Stat.Significant {
-		t.Fatalf("row: median %v, %d runs, stat %+v", tput(row.Base), len(row.BaseRuns), row.Stat)
+	rep := New([]Version{bv, cv}, describe)
+	row := rep.Tables[0].Rows[0]
+	if tput(row.Med[0]) != 1000 || len(row.Runs[0]) != 5 || row.Stats[1] == nil || !row.Stats[1].Significant {
+		t.Fatalf("row: median %v, %d runs, stat %+v", tput(row.Med[0]), len(row.Runs[0]), row.Stats[1])
 	}
-	if v := tables[0].CellVerdicts(); len(v) != 1 || !strings.HasPrefix(v[0], "16 threads: QPS -15% (95% CI -") {
+	if v := rep.Tables[0].CellVerdicts(rep.Labels); len(v) != 1 || !strings.HasPrefix(v[0], "16 threads: QPS -15% (95% CI -") {
 		t.Errorf("verdicts %v", v)
 	}
-	if len(tables[0].Regressions(0.05)) != 1 || len(tables[0].Regressions(0.20)) != 0 {
-		t.Errorf("regressions at 5%%: %v; at 20%%: %v", tables[0].Regressions(0.05), tables[0].Regressions(0.20))
+	if len(rep.Regressions(0.05)) != 1 || len(rep.Regressions(0.20)) != 0 {
+		t.Errorf("regressions at 5%%: %v; at 20%%: %v", rep.Regressions(0.05), rep.Regressions(0.20))
 	}
 }
