@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // legacy holds result files of format 1, as earlier versions wrote them.
 const legacy = "../../internal/compare/testdata/results"
+
+// history holds four versions' results with repeats (internal/compare's
+// historyVersions): steady, a drop in the third, a drop too small to tell.
+const history = "../../internal/compare/testdata/history"
 
 type cmdOut struct {
 	code           int
@@ -61,6 +66,8 @@ func TestReportGolden(t *testing.T) {
 	}{
 		{"compare.txt", []string{"report", "compare", "--baseline", legacy + "/v2.1", "--candidate", legacy + "/v3.0"}},
 		{"compare.md", []string{"report", "compare", "--baseline", legacy + "/v2.1", "--candidate", legacy + "/v3.0", "--format=markdown"}},
+		{"compare-history.txt", []string{"report", "compare", history + "/v1", history + "/v2", history + "/v3", history + "/v4"}},
+		{"compare-history.md", []string{"report", "compare", history + "/v1", history + "/v2", history + "/v3", history + "/v4", "--format=markdown", "--names=6.1,6.5,7.1,7.5"}},
 		{"show-sysbench.txt", []string{"report", "show", legacy + "/v3.0/sysbench-oltp_point_select-a.json"}},
 		{"show-tpcc.txt", []string{"report", "show", legacy + "/v3.0/tpcc-d.json"}},
 	} {
@@ -273,5 +280,54 @@ func TestConfigFileVerbosity(t *testing.T) {
 	r := inProcess("sysbench", "--config-file="+loud, "oltp_point_select", "run")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "sysbench 1.0.20 (") || !strings.Contains(r.stdout, "SQL statistics:") {
 		t.Errorf("dry run from the config file: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// report compare over versions as arguments: one bad line each for what
+// cannot be compared, and --fail-on judging the last version against the
+// one before it.
+func TestCompareVersionsArgs(t *testing.T) {
+	v := func(n int) string { return history + "/v" + strconv.Itoa(n) }
+	for _, c := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{v(1)}, 1, "compare needs two or more versions, oldest first"},
+		{[]string{v(1), v(2), "--baseline=" + v(1), "--candidate=" + v(2)}, 1, "either as arguments (A B C ...) or as --baseline and --candidate, not both"},
+		{[]string{"--baseline=" + v(1)}, 1, "compare needs both --baseline and --candidate"},
+		{[]string{v(1), v(2), v(3), "--names=a,b"}, 1, "--names has 2 labels for 3 versions"},
+		{[]string{v(1), v(2), "--baseline-name=a"}, 1, "name versions given as arguments with --names"},
+		{[]string{v(1), history + "/none"}, 1, "cannot read " + history + "/none"},
+		// The last step (v3 -> v4) is within the noise; v2 -> v3 is not.
+		{[]string{v(1), v(2), v(3), v(4), "--fail-on=regression:5%"}, 0, ""},
+		{[]string{v(1), v(2), v(3), "--fail-on=regression:5%"}, 1, "regression beyond 5%: Point Select at 16 threads: v2 -> v3, QPS -21%"},
+		{[]string{v(2), v(3), "--fail-on=regression:5%"}, 1, "regression beyond 5%: Point Select at 16 threads: QPS -21%"},
+		{[]string{v(2), v(3), "--fail-on=regression:25%"}, 0, ""},
+	} {
+		r := inProcess(append([]string{"report", "compare"}, c.args...)...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != c.code || (c.err != "" && (len(lines) != 1 || !strings.Contains(lines[0], c.err))) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line with %q", c.args, r.code, r.stderr, c.code, c.err)
+		}
+	}
+	// Labels: folder names where the server versions are one (the
+	// fixtures' servers are named v1..v4: here all four are "x").
+	dir := t.TempDir()
+	for _, name := range []string{"before", "after"} {
+		src, _ := filepath.Glob(v(1) + "/sysbench-oltp_point_select-16-*.json")
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+		for _, f := range src {
+			r, err := result.Read(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Server.Version = "x"
+			r.Write(filepath.Join(dir, name, filepath.Base(f)))
+		}
+	}
+	r := inProcess("report", "compare", filepath.Join(dir, "before"), filepath.Join(dir, "after"), filepath.Join(dir, "before"))
+	if r.code != 0 || !strings.Contains(r.stdout, "QPS by version: before -> after +0%, after -> before #3 +0%.") {
+		t.Errorf("labels: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // The HTML report, rendered by a real browser (headless Chromium), shows
-// both versions' lines: the screenshot holds enough pixels of each
-// version's colour. An HTML whose charts had no data would not.
+// every version's lines: the screenshot holds enough pixels of each
+// version's colour. An HTML whose charts had no data would not. Two
+// versions, then four (the release history).
 func TestHTMLReportInChromium(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
@@ -20,8 +21,33 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Skip("chromium not installed")
 	}
 	needServer(t) // the built binary
+	// The line colours of render.go, version by version.
+	colors := [][3]int{{0x1f, 0x77, 0xb4}, {0xd6, 0x27, 0x28}, {0x2c, 0xa0, 0x2c}, {0xff, 0x7f, 0x0e}}
+	for _, c := range []struct {
+		name string
+		args []string
+		min  int
+	}{
+		{"two", []string{"--baseline=" + legacy + "/v2.1", "--candidate=" + legacy + "/v3.0"}, 2500}, // the legends alone are about 600 each
+		{"four", []string{history + "/v1", history + "/v2", history + "/v3", history + "/v4"}, 2500},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := pixels(t, browser, append([]string{"report", "compare", "--format=html"}, c.args...), colors[:len(c.args)])
+			t.Logf("pixels %v", n)
+			for i, k := range n {
+				if k < c.min {
+					t.Errorf("the rendered charts show %d pixels of version %d's colour: %v", k, i+1, n)
+				}
+			}
+		})
+	}
+}
+
+// pixels renders the report of args in the browser and counts the pixels
+// of each colour.
+func pixels(t *testing.T, browser string, args []string, want [][3]int) []int {
 	dir := t.TempDir()
-	r := ob(t, nil, "report", "compare", "--baseline="+legacy+"/v2.1", "--candidate="+legacy+"/v3.0", "--format=html")
+	r := ob(t, nil, args...)
 	mustOK(t, r, "compare --format=html")
 	page := filepath.Join(dir, "report.html")
 	os.WriteFile(page, []byte(r.stdout), 0o644)
@@ -32,6 +58,10 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium: %v\n%s", err, out)
 	}
+	if os.Getenv("OLTPBENCH_KEEP_SHOT") != "" {
+		data, _ := os.ReadFile(shot)
+		os.WriteFile(os.Getenv("OLTPBENCH_KEEP_SHOT")+"-"+filepath.Base(t.Name())+".png", data, 0o644)
+	}
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)
@@ -41,9 +71,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The two line colours of render.go: #1f77b4 and #d62728.
-	want := [2][3]int{{0x1f, 0x77, 0xb4}, {0xd6, 0x27, 0x28}}
-	var n [2]int
+	n := make([]int, len(want))
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
@@ -55,10 +83,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("pixels %v", n)
-	if n[0] < 2500 || n[1] < 2500 { // the legends alone are about 600 each
-		t.Errorf("the rendered charts show %d and %d pixels of the two versions' colours", n[0], n[1])
-	}
+	return n
 }
 
 func near(a, b int) bool { return a-b < 24 && b-a < 24 }

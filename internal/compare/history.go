@@ -96,7 +96,7 @@ func (d Drop) String(labels []string) string {
 		for i, v := range d.Few {
 			vs = append(vs, fmt.Sprintf("%s %d", labels[v], d.FewRuns[i]))
 		}
-		return fmt.Sprintf("runs: %s; the test needs %d per version, --repeat=%d", strings.Join(vs, ", "), d.Need, d.Need)
+		return fmt.Sprintf("runs: %s; the test needs %d per version, --repeat=%d", strings.Join(vs, ", "), d.Need, max(d.Need, 5))
 	}
 	switch {
 	case !d.Span.Significant:
