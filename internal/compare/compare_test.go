@@ -322,7 +322,7 @@ func TestHistoryGolden(t *testing.T) {
 	// history, one line per version (per thread level in the history).
 	s := page.String()
 	for _, c := range []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"} {
-		if !strings.Contains(s, `<polyline fill="none" stroke="`+c) {
+		if !strings.Contains(s, `<polyline fill="none" stroke="`+c+`" stroke-width=`) {
 			t.Errorf("no line in %s", c)
 		}
 	}

@@ -671,7 +671,17 @@ func chartX(w io.Writer, title, unit string, labels []string, s [][]pt, xname st
 			}
 		}
 		if len(pts) > 0 {
-			fmt.Fprintf(w, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`, color(i), strings.Join(pts, " "))
+			// With more than two lines, versions that did the same would hide
+			// each other: older lines are wider and every other one dashed,
+			// so lines drawn on top leave them showing.
+			look := `stroke-width="2"`
+			if lines > 2 {
+				look = fmt.Sprintf(`stroke-width="%.1f"`, 2+4*float64(lines-drawn)/float64(lines-1))
+				if drawn%2 == 0 {
+					look += ` stroke-dasharray="8 5"`
+				}
+			}
+			fmt.Fprintf(w, `<polyline fill="none" stroke="%s" %s points="%s"/>`, color(i), look, strings.Join(pts, " "))
 		}
 		if i < len(labels) && labels[i] != "" {
 			x, y := L+10+float64(legend%perRow)*gap, H-12+float64(legend/perRow)*14
