@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-metrics bench-loader bench-tpcc bench-ch bench-s3 bench-verdict db-start db-stop vet clean
+.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-metrics bench-loader bench-tpcc bench-ch bench-s3 bench-verdict bench-report db-start db-stop vet clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
@@ -53,6 +53,10 @@ bench-ch: build
 # report compare's verdicts on a real server: the same cell twice, and the server on one CPU.
 bench-verdict: build
 	scripts/bench-verdict.sh
+
+# report compare over 20 versions x 24 cells x 5 repeats: wall time and peak RSS per format.
+bench-report: build
+	scripts/bench-report.sh
 
 # Every example plan in deploy/plans, scaled down, on two server setups, with report compare's verdicts.
 plan-examples: build

@@ -12,46 +12,94 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
 // Load reads result files, or every *.json in the folders given and in
-// their subfolders (a plan's p95 search keeps its runs in one).
+// their subfolders (a plan's p95 search keeps its runs in one), in order;
+// files are decoded on every CPU.
 func Load(paths []string) ([]*result.Result, error) {
-	var out []*result.Result
+	var files []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read %s: %v", p, err)
 		}
-		files := []string{p}
-		if st.IsDir() {
-			files = nil
-			filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") && !strings.HasPrefix(d.Name(), ".") {
-					files = append(files, path)
-				}
-				return nil
-			})
-			sort.Strings(files)
-			if len(files) == 0 {
-				return nil, fmt.Errorf("%s holds no result files (*.json)", p)
-			}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
 		}
-		for _, f := range files {
+		var found []string
+		filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") && !strings.HasPrefix(d.Name(), ".") {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s holds no result files (*.json)", p)
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	out := make([]*result.Result, len(files))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	var sh settingsShare
+	for i, f := range files {
+		g.Go(func() error {
 			r, err := result.Read(f)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out = append(out, r)
+			sh.share(&r.Server)
+			out[i] = r
+			return nil
+		})
+	}
+	return out, g.Wait()
+}
+
+// settingsShare points each result's server settings at an equal set read
+// before: runs on one server record the same hundreds of variables
+// (thousands of SHOW CONFIG rows on TiDB), which were most of the memory
+// of a report over many versions.
+type settingsShare struct {
+	mu     sync.Mutex
+	vars   []map[string]string
+	config [][]result.Setting
+}
+
+// shareLimit bounds the sets kept to compare with: past it, a new set is
+// kept as it is.
+const shareLimit = 64
+
+func (sh *settingsShare) share(s *result.Server) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if s.Variables != nil {
+		if i := slices.IndexFunc(sh.vars, func(v map[string]string) bool { return maps.Equal(v, s.Variables) }); i >= 0 {
+			s.Variables = sh.vars[i]
+		} else if len(sh.vars) < shareLimit {
+			sh.vars = append(sh.vars, s.Variables)
 		}
 	}
-	return out, nil
+	if s.Config != nil {
+		if i := slices.IndexFunc(sh.config, func(c []result.Setting) bool { return slices.Equal(c, s.Config) }); i >= 0 {
+			s.Config = sh.config[i]
+		} else if len(sh.config) < shareLimit {
+			sh.config = append(sh.config, s.Config)
+		}
+	}
 }
 
 // Version is one version's results.

@@ -17,7 +17,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files and fixtures")
 
 // fixture makes a deterministic result: latencies around p95Ms, qps queries per second.
-func fixture(t *testing.T, workload, version string, threads int, qps, p95Ms float64) *result.Result {
+func fixture(t testing.TB, workload, version string, threads int, qps, p95Ms float64) *result.Result {
 	t.Helper()
 	h := hist.New()
 	for i := 0; i < 1000; i++ {
