@@ -469,10 +469,10 @@ func (t *Table) Verdict(labels []string) string {
 	return fmt.Sprintf("%s: the %s of %s %s by %.0f%% over %s (geometric mean of %d thread count(s)).", t.Title, t.Unit, cand, change, pct, base, n)
 }
 
-// History is, for more than two versions, the change from each version to
+// ByVersion is, for more than two versions, the change from each version to
 // the next (geometric mean over the thread counts both ran): where in the
 // release history the throughput moved.
-func (t *Table) History(labels []string) string {
+func (t *Table) ByVersion(labels []string) string {
 	if len(labels) <= 2 {
 		return ""
 	}

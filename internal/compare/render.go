@@ -114,7 +114,7 @@ func (rep *Report) Text(w io.Writer) {
 		fmt.Fprintf(w, "%s (%s)\n", t.Title, t.Workload)
 		textTable(w, rep.columns(t, style{"threads", func(v int, p string) string { return role(v) + " p" + p + " ms" }}), t.Rows)
 		fmt.Fprintln(w, t.Verdict(labels))
-		if h := t.History(labels); h != "" {
+		if h := t.ByVersion(labels); h != "" {
 			fmt.Fprintln(w, h)
 		}
 		for _, v := range t.CellVerdicts(labels) {
@@ -237,11 +237,11 @@ func (rep *Report) Markdown(w io.Writer) {
 			}
 		}
 		fmt.Fprintf(w, "\n%s\n\n", t.Verdict(labels))
-		if h := t.History(labels); h != "" {
+		if h := t.ByVersion(labels); h != "" {
 			fmt.Fprintf(w, "%s\n\n", h)
 		}
-		list(w, "", t.CellVerdicts(labels))
-		list(w, "Where it got worse:", t.Where(labels))
+		bullets(w, "", t.CellVerdicts(labels))
+		bullets(w, "Where it got worse:", t.Where(labels))
 		rep.details(w, t, true)
 		warnings(w, t)
 	}
@@ -332,15 +332,15 @@ func figure(r *result.Result, name string) float64 {
 	return math.NaN()
 }
 
-// list writes markdown bullets under an optional heading.
-func list(w io.Writer, heading string, items []string) {
-	if len(items) == 0 {
+// bullets writes markdown bullets under an optional heading.
+func bullets(w io.Writer, heading string, lines []string) {
+	if len(lines) == 0 {
 		return
 	}
 	if heading != "" {
 		fmt.Fprintf(w, "%s\n\n", heading)
 	}
-	for _, v := range items {
+	for _, v := range lines {
 		fmt.Fprintf(w, "- %s\n", v)
 	}
 	fmt.Fprintln(w)
@@ -408,7 +408,7 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 			fmt.Fprintf(w, "</tr>\n")
 		}
 		fmt.Fprintf(w, "</table>\n<p class=\"verdict\">%s</p>\n", e(t.Verdict(labels)))
-		if h := t.History(labels); h != "" {
+		if h := t.ByVersion(labels); h != "" {
 			fmt.Fprintf(w, "<p class=\"verdict\">%s</p>\n", e(h))
 		}
 		for _, v := range t.CellVerdicts(labels) {
@@ -445,7 +445,7 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 		chart(w, t.Unit+" by threads"+bars, t.Unit, labels, tp)
 		chart(w, "p95 latency (ms) by threads", "ms", labels, series(func(r *result.Result) float64 { return lat(r, "95") }))
 		if n > 2 {
-			history(w, t, labels, bars)
+			releaseChart(w, t, labels, bars)
 		}
 		behaviour(w, t, labels)
 		fmt.Fprintf(w, "</div>\n")
@@ -463,9 +463,9 @@ func spread(runs []*result.Result) (lo, hi float64) {
 	return slices.Min(v), slices.Max(v)
 }
 
-// history draws the release history: throughput by version, one line per
+// releaseChart draws the release history: throughput by version, one line per
 // thread level (in colours after the versions'), bars from the repeats.
-func history(w io.Writer, t Table, labels []string, bars string) {
+func releaseChart(w io.Writer, t Table, labels []string, bars string) {
 	n := len(labels)
 	s := make([][]pt, n+len(t.Rows))
 	names := make([]string, len(s))
