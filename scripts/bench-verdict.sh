@@ -2,7 +2,8 @@
 # make bench-verdict: the check of report compare's statistics on a real server.
 #   A and B: two sets of REPEATS runs of the same point_select cell on the same server: must come out
 #   "no significant change"; C: the same with the server limited to one CPU (taskset): must come out a
-#   significant decrease. Knobs: REPEATS (5), DUR (10), THREADS (8).
+#   significant decrease; A B C as a release history: the report must name B -> C as where it fell.
+#   Knobs: REPEATS (5), DUR (10), THREADS (8).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPEATS=${REPEATS:-5}
@@ -37,3 +38,7 @@ echo "== A vs B: the same cell twice, $REPEATS repeats each (want: no significan
 bin/oltpbench report compare --baseline "$work/A" --candidate "$work/B" --baseline-name A --candidate-name B | grep -E "threads:|QPS of"
 echo "== A vs C: the server on one CPU (want: a significant decrease)"
 bin/oltpbench report compare --baseline "$work/A" --candidate "$work/C" --baseline-name A --candidate-name C | grep -E "threads:|QPS of"
+echo "== A, B, C as a release history (want: where it got worse names B -> C)"
+out=$(bin/oltpbench report compare "$work/A" "$work/B" "$work/C" --names A,B,C)
+echo "$out" | grep -E "by version:|threads: QPS .* from A to C"
+echo "$out" | grep -q "threads: QPS .* from A to C .*first between B and C" || { echo "bench-verdict: the drop was not located between B and C" >&2; exit 1; }
