@@ -175,8 +175,15 @@ func TestVerdict(t *testing.T) {
 // planVersions: what plans write. Two steps of one test (other options),
 // three repeats a cell, and a p95 search over 8, 16 and 32 threads.
 func planVersions(t *testing.T) (Version, Version) {
-	var vs [2][]*result.Result
-	for side, label := range []string{"v1", "v2"} {
+	vs := planHistory(t, "v1", "v2")
+	return vs[0], vs[1]
+}
+
+// planHistory is planVersions' results for any number of versions, each
+// faster than the first by a tenth more.
+func planHistory(t *testing.T, labels ...string) []Version {
+	vs := make([][]*result.Result, len(labels))
+	for side, label := range labels {
 		f := 1 + 0.1*float64(side)
 		for _, step := range []string{"uniform", "special"} {
 			for rep := 1; rep <= 3; rep++ {
@@ -195,7 +202,11 @@ func planVersions(t *testing.T) (Version, Version) {
 			vs[side] = append(vs[side], r)
 		}
 	}
-	return Version{"v1", vs[0]}, Version{"v2", vs[1]}
+	var out []Version
+	for i, l := range labels {
+		out = append(out, Version{l, vs[i]})
+	}
+	return out
 }
 
 func TestPlanLayoutsGolden(t *testing.T) {
@@ -338,6 +349,33 @@ func TestHistoryGolden(t *testing.T) {
 			for i, r := range v.Results {
 				r.Write(filepath.Join(d, fmt.Sprintf("%s-%d-%02d.json", strings.ReplaceAll(r.Workload, "/", "-"), r.Threads, i)))
 			}
+		}
+	}
+}
+
+// Plan folders of three versions: a table per step as with two, every
+// version's best within the p95 limit, and no drop where each is faster.
+func TestPlanThreeVersions(t *testing.T) {
+	rep := New(planHistory(t, "v1", "v2", "v3"), describe)
+	var titles []string
+	for _, tb := range rep.Tables {
+		titles = append(titles, tb.Title)
+		if w := tb.Where(rep.Labels); len(w) != 0 {
+			t.Errorf("%s: drops %v", tb.Title, w)
+		}
+	}
+	if want := "Point Select (special), Point Select (uniform), sysbench/oltp_read_only"; strings.Join(titles, ", ") != want {
+		t.Errorf("tables %q, want %q", strings.Join(titles, ", "), want)
+	}
+	ro := rep.Tables[2]
+	if len(ro.Best) != 3 || ro.Best[2] == nil || ro.Best[2].Threads != 16 {
+		t.Fatalf("best within p95 of three versions: %+v", ro.Best)
+	}
+	var md bytes.Buffer
+	rep.Markdown(&md)
+	for _, want := range []string{"### v3: the most throughput with P95 within 105 ms", "QPS by version: v1 -> v2 +10%, v2 -> v3 +9%.", "| 4 | 4020.00 | 4422.00 | 4824.00 | 1.10x | 1.20x | 1.09x |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("no %q in\n%s", want, md.String())
 		}
 	}
 }
