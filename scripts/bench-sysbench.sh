@@ -4,13 +4,18 @@
 # figures, medians and ratios (oltpbench / sysbench):
 #   QPS, client CPU per query (user+sys of the client process / queries),
 #   prepare wall time (4 tables x 250,000 rows, --threads=2).
-# Knobs: PAIRS (default 3), DUR seconds per run (default 20), TESTS, THREADS.
+# Knobs: PAIRS (default 3), DUR seconds per run (default 20), TESTS, THREADS, PREPARE=0 skips the prepare
+# comparison, LAYOUTS: "shared" (default: client and server share every CPU) and/or "pinned" (the server's
+# threads on CPU 0, the client on CPU 1 under taskset, so the client's CPU per query is its own, not shaded by
+# the server's; `LAYOUTS="pinned shared" THREADS="1 4 16 64 256" PAIRS=5` shows where the two tools cross).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${PAIRS:-3}
 DUR=${DUR:-20}
 TESTS=${TESTS:-"oltp_point_select oltp_read_write"}
 THREADS=${THREADS:-"16 256"}
+LAYOUTS=${LAYOUTS:-shared}
+PREPARE=${PREPARE:-1}
 need=()
 command -v sysbench >/dev/null || need+=(sysbench)
 [ -x /usr/bin/time ] || need+=(time)
@@ -27,12 +32,18 @@ out=$(mktemp -d)
 
 . scripts/bench-lib.sh # median, pair_row, alternate
 
+pid=$(cat "$dir/mysqld.pid")
+all=$(printf %x $(( (1 << $(nproc)) - 1 )))
+# taskset -a walks the server's threads; one that exits meanwhile fails it: try again.
+pin() { for _ in 1 2 3 4 5 6 7 8 9 10; do taskset -a -p "$1" "$pid" >/dev/null 2>&1 && return 0; sleep 0.2; done; taskset -a -p "$1" "$pid"; }
+client=() # the client's taskset prefix in the pinned layout
+
 # run TOOL ARGS...: prints "qps cpu_us_per_query wall_s"
 run() {
   local tool=$1; shift
   local bin=(sysbench)
   [ "$tool" = oltpbench ] && bin=(bin/oltpbench sysbench)
-  /usr/bin/time -f "%U %S %e" -o "$out/time" "${bin[@]}" "$@" >"$out/log" 2>&1 || { cat "$out/log" >&2; return 1; }
+  /usr/bin/time -f "%U %S %e" -o "$out/time" "${client[@]}" "${bin[@]}" "$@" >"$out/log" 2>&1 || { cat "$out/log" >&2; return 1; }
   read -r u s e <"$out/time"
   local q
   q=$(awk '/^    queries:/ {print $2, $3}' "$out/log" | tr -d '(')
@@ -41,6 +52,7 @@ run() {
   awk -v n="$1" -v qps="$2" -v u="$u" -v s="$s" -v e="$e" 'BEGIN {printf "%.1f %.3f %.2f\n", qps, (u+s)*1e6/n, e}'
 }
 
+if [ "$PREPARE" = 1 ]; then
 echo "== prepare: 4 tables x 250,000 rows, --threads=2 ($PAIRS pairs, alternating)"
 # Two unmeasured prepares by each tool first: a freshly started server faults in its buffer pool during its
 # first loads (about 0.4 s per load here, until about 1 GB is resident), which would weigh on whichever tool
@@ -65,10 +77,22 @@ ob=$(awk '$1=="oltpbench" {print $4}' "$out/prep" | median)
 pr=$(awk '{v[$1]=$4} NR%2==0 {print v["oltpbench"]/v["sysbench"]}' "$out/prep" | median)
 echo "  median: sysbench ${sb} s, oltpbench ${ob} s, ratio $(awk -v a="$ob" -v b="$sb" 'BEGIN{printf "%.2f", a/b}')x; median of the pairs' ratios $(printf %.2f "$pr")x (target <= 0.5x)"
 bin/oltpbench sysbench oltp_common "${conn[@]}" cleanup >/dev/null
+fi
+bin/oltpbench sysbench oltp_common "${conn[@]}" cleanup >/dev/null 2>&1 || true
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prepare >/dev/null
 bin/oltpbench sysbench oltp_common "${conn[@]}" --threads=2 prewarm >/dev/null
 
-printf "\n%-18s %7s | %10s %10s %6s | %9s %9s %6s\n" test threads "sb QPS" "ob QPS" ratio "sb us/q" "ob us/q" ratio
+for layout in $LAYOUTS; do
+if [ "$layout" = pinned ]; then
+  pin 1
+  client=(taskset -c 1)
+  echo; echo "== pinned: the server on CPU 0, the client on CPU 1"
+else
+  pin "$all"
+  client=()
+  echo; echo "== shared: client and server on all $(nproc) CPUs"
+fi
+printf "%-18s %7s | %10s %10s %6s | %9s %9s %6s\n" test threads "sb QPS" "ob QPS" ratio "sb us/q" "ob us/q" ratio
 for test in $TESTS; do
   for th in $THREADS; do
     : >"$out/pairs"
@@ -90,4 +114,6 @@ for test in $TESTS; do
     printf "    median of the pairs' ratios: QPS %.2fx, client CPU per query %.2fx\n" "$pq" "$pc"
   done
 done
+done
+pin "$all"
 echo "(QPS ratio target >= 1.0x; CPU per query ratio target <= 1.0x)"

@@ -135,7 +135,7 @@ func TestReportErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"report", "compare", "--baseline", legacy + "/v2.1"}, "needs --baseline and --candidate"},
+		{[]string{"report", "compare", "--baseline", legacy + "/v2.1"}, "needs both --baseline and --candidate"},
 		{[]string{"report", "compare", "--baseline", legacy + "/v2.1", "--candidate", legacy + "/v3.0", "--format=pdf"}, "--format=pdf"},
 		{[]string{"report", "merge", a, other}, "merge only results of one run"},
 		{[]string{"report", "show", filepath.Join(dir, "missing.json")}, "no such file"},
