@@ -209,6 +209,20 @@ func planHistory(t *testing.T, labels ...string) []Version {
 	return out
 }
 
+// goldenReport renders rep in the three formats and checks each against
+// testdata/NAME.{txt,md,html}.golden.
+func goldenReport(t *testing.T, rep *Report, name string) (txt, md, page *bytes.Buffer) {
+	t.Helper()
+	txt, md, page = new(bytes.Buffer), new(bytes.Buffer), new(bytes.Buffer)
+	rep.Text(txt)
+	rep.Markdown(md)
+	rep.HTML(page)
+	golden(t, name+".txt.golden", txt.Bytes())
+	golden(t, name+".md.golden", md.Bytes())
+	golden(t, name+".html.golden", page.Bytes())
+	return txt, md, page
+}
+
 func TestPlanLayoutsGolden(t *testing.T) {
 	b, c := planVersions(t)
 	rep := New([]Version{b, c}, describe)
@@ -224,13 +238,7 @@ func TestPlanLayoutsGolden(t *testing.T) {
 	if ro.P95Limit != 105 || ro.Best[0] == nil || ro.Best[0].Threads != 16 || ro.Best[1].Threads != 16 {
 		t.Fatalf("p95 best: limit %v, %+v", ro.P95Limit, ro.Best)
 	}
-	var txt, md, page bytes.Buffer
-	rep.Text(&txt)
-	rep.Markdown(&md)
-	rep.HTML(&page)
-	golden(t, "plan.txt.golden", txt.Bytes())
-	golden(t, "plan.md.golden", md.Bytes())
-	golden(t, "plan.html.golden", page.Bytes())
+	_, md, page := goldenReport(t, rep, "plan")
 	if !strings.Contains(md.String(), "| Transaction model | Threads | QPS | TPS | Average transaction latency (ms) | P95 transaction latency (ms) |") {
 		t.Error("markdown lacks seed 003's layout")
 	}
@@ -286,13 +294,7 @@ func historyVersions(t *testing.T) []Version {
 func TestHistoryGolden(t *testing.T) {
 	vs := historyVersions(t)
 	rep := New(vs, describe)
-	var txt, md, page bytes.Buffer
-	rep.Text(&txt)
-	rep.Markdown(&md)
-	rep.HTML(&page)
-	golden(t, "history.txt.golden", txt.Bytes())
-	golden(t, "history.md.golden", md.Bytes())
-	golden(t, "history.html.golden", page.Bytes())
+	txt, _, page := goldenReport(t, rep, "history")
 	where := map[string][]string{}
 	for _, tb := range rep.Tables {
 		where[tb.Title] = tb.Where(rep.Labels)
