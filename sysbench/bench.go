@@ -184,7 +184,7 @@ func (s *suite) Setup(st *workload.Setup) error {
 		return err
 	}
 	st.Verbosity = s.verbosity
-	if s.dbDriver != "mysql" {
+	if s.dbDriver != "mysql" && s.script == nil { // a script hears of it from sysbench.sql.driver()
 		return &workload.Message{Text: fmt.Sprintf("FATAL: invalid database driver name: '%s'", s.dbDriver),
 			Hint: "oltpbench: oltpbench speaks the MySQL protocol: --db-driver=mysql"}
 	}
@@ -271,7 +271,7 @@ func (s *suite) Metric() result.Metric { return result.QPS }
 
 func (s *suite) Hooks() workload.Hooks {
 	if s.script != nil {
-		return workload.Hooks{Commands: s.scriptCommands(), Command: s.scriptCommand}
+		return workload.Hooks{Commands: s.scriptCommands(), Command: s.scriptCommand, OwnConnections: true}
 	}
 	return workload.Hooks{
 		// sysbench prepares in worker threads only with --threads > 1.
@@ -334,7 +334,7 @@ func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 		return sr, nil
 	}
 	s.o.Threads = c.Threads
-	r, err := s.newScriptRun(c.Seed, c.Out, sr.rep)
+	r, err := s.newScriptRun(c.Seed, c.Out, sr.rep, c.Dialer)
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func printOpts(w io.Writer, opts []helpOpt) {
 }
 
 func (o helpOpt) spelled() string {
-	if strings.HasPrefix(o.typ, "[=") {
+	if strings.HasPrefix(o.typ, "[=") || strings.HasPrefix(o.typ, "=") {
 		return "--" + o.name + o.typ
 	}
 	return "--" + o.name + "=" + o.typ

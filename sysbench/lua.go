@@ -24,16 +24,23 @@ import (
 // everything around it (report, run modes, results) is the native tests'.
 
 // firstTest is the test argument of a sysbench command line (the first
-// positional one) and its command (the last, when there are two).
-func firstTest(args []string) (test, command string) {
+// positional one) and its command (the last, when there are two). The value
+// of a flag given as "--flag value" is not positional: fs says which flags
+// take one.
+func firstTest(args []string, fs *pflag.FlagSet) (test, command string) {
 	var pos []string
-	for _, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
 			break
 		}
-		if !strings.HasPrefix(a, "-") {
-			pos = append(pos, a)
+		if strings.HasPrefix(a, "-") {
+			if options.TakesValue(fs, a) {
+				i++
+			}
+			continue
 		}
+		pos = append(pos, a)
 	}
 	if len(pos) == 0 {
 		return "", ""
@@ -53,7 +60,7 @@ func isNative(name string) bool {
 // Declare finds and loads the script a command line names, and adds the
 // options it declares that the native tests do not have.
 func (s *suite) Declare(args []string, fs *pflag.FlagSet) {
-	test, command := firstTest(args)
+	test, command := firstTest(args, fs)
 	if test == "" || !script.IsPath(test) && isNative(test) {
 		return
 	}
@@ -77,23 +84,17 @@ func (s *suite) Declare(args []string, fs *pflag.FlagSet) {
 			continue
 		}
 		o := sc.Options[name]
-		switch d := o.Default.(type) {
-		case lua.LBool:
-			var b bool
-			options.AddBool(fs, &b, flag, bool(d), o.Help)
-		default:
-			def := ""
-			if o.Default != lua.LNil {
-				def = lua.LVAsString(o.Default)
-			}
-			fs.String(flag, def, o.Help)
+		if o.Type == script.ArgBool {
+			fs.String(flag, o.Default, o.Help)
+			fs.Lookup(flag).NoOptDefVal = "on"
+			continue
 		}
+		fs.String(flag, o.Default, o.Help)
 	}
 }
 
-// scriptValues is sysbench.opt: every option by its sysbench name, typed
-// as sysbench types it: a script's own by its default's type (its default
-// unless given), the others by their flag's type.
+// scriptValues is sysbench.opt: every option by its sysbench name, a
+// script's own typed as sysbench types it, the others by their flag's type.
 func (s *suite) scriptValues() (map[string]lua.LValue, error) {
 	m := map[string]lua.LValue{}
 	var err error
@@ -104,22 +105,15 @@ func (s *suite) scriptValues() (map[string]lua.LValue, error) {
 		}
 		v := f.Value.String()
 		if o, ok := s.script.Options[name]; ok {
-			if !f.Changed {
-				m[name] = o.Default
-				if o.Default == lua.LNil { // sysbench gives an option without a default as ""
-					m[name] = lua.LString("")
-				}
-				return
-			}
-			lv, e := typed(o.Default, v)
+			lv, e := o.Value(name, v, f.Changed)
 			if e != nil && err == nil {
-				err = fmt.Errorf("invalid value for option '%s': '%s'", name, v)
+				err = &workload.Message{Text: e.Error()}
 			}
 			m[name] = lv
 			return
 		}
 		switch f.Value.Type() {
-		case "bool":
+		case "bool", "on|off":
 			m[name] = lua.LBool(v == "true" || v == "on")
 		case "string", "stringSlice", "stringArray":
 			m[name] = lua.LString(v)
@@ -133,30 +127,6 @@ func (s *suite) scriptValues() (map[string]lua.LValue, error) {
 	})
 	m["threads"] = lua.LNumber(s.o.Threads)
 	return m, err
-}
-
-// typed converts a given value to its default's type.
-func typed(def lua.LValue, v string) (lua.LValue, error) {
-	switch def.(type) {
-	case lua.LNumber:
-		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		return lua.LNumber(n), err
-	case lua.LBool:
-		switch strings.ToLower(v) {
-		case "on", "true", "1", "yes":
-			return lua.LTrue, nil
-		case "off", "false", "0", "no":
-			return lua.LFalse, nil
-		}
-		return lua.LFalse, fmt.Errorf("not a boolean")
-	case *lua.LTable:
-		t := &lua.LTable{}
-		for _, x := range strings.Split(v, ",") {
-			t.Append(lua.LString(x))
-		}
-		return t, nil
-	}
-	return lua.LString(v), nil
 }
 
 // scriptConfig is what the script's states are made from.
@@ -173,22 +143,27 @@ func (s *suite) scriptConfig(seed uint64, out io.Writer) (script.Config, error) 
 	if err != nil {
 		return script.Config{}, err
 	}
-	return script.Config{Opt: opt, Dists: dists, Seed: seed, Prepared: s.o.PreparedStmts, Ignore: ignore, Out: out}, nil
+	return script.Config{Opt: opt, Dists: dists, Seed: seed, Prepared: s.o.PreparedStmts, Ignore: ignore, Out: out, Driver: s.dbDriver}, nil
 }
 
 // scriptCommand runs a script's commands (prepare, cleanup, prewarm, its
-// own) on connections of a pool of threads.
+// own) in a pool of threads; the script connects when it asks to, so a
+// command that never does needs no server.
 func (s *suite) scriptCommand(ctx context.Context, name string, co conn.Options, threads int, out io.Writer) (bool, error) {
 	cfg, err := s.scriptConfig(uint64(max(s.ro.Seed, 1)), out)
 	if err != nil {
 		return true, err
 	}
-	pool, err := conn.Dial(ctx, co, threads)
+	pool, err := conn.Open(co, threads)
 	if err != nil {
 		return true, err
 	}
 	defer pool.Close()
-	return true, s.script.Command(ctx, name, cfg, threads, pool.Raw)
+	cfg.Dialer = pool
+	if err := s.script.Command(ctx, name, cfg, threads); err != nil {
+		return true, &workload.Message{Text: "FATAL: " + err.Error()}
+	}
+	return true, nil
 }
 
 // scriptDataset is a script's dataset: no tables (its prepare makes them),
@@ -233,11 +208,12 @@ func (s *suite) scriptCommands() []string {
 }
 
 // newScriptRun binds the script to a run.
-func (s *suite) newScriptRun(seed uint64, out io.Writer, rep *Report) (*script.Run, error) {
+func (s *suite) newScriptRun(seed uint64, out io.Writer, rep *Report, d conn.Dialer) (*script.Run, error) {
 	cfg, err := s.scriptConfig(seed, out)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Dialer = d
 	cfg.Threads, cfg.Reports = s.o.Threads, rep
 	return s.script.NewRun(cfg)
 }
@@ -254,7 +230,9 @@ func (s *suite) checkScript(command string) error {
 }
 
 // scriptFront is Front for a script: where it was not found, the Lua error
-// that stopped it, its commands, and `<script> help`.
+// that stopped it, what its main chunk printed, and the commands sysbench
+// answers itself: none (the main chunk only), help, and those the script
+// does not implement.
 func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
 	var nf *script.NotFoundError
 	switch {
@@ -264,45 +242,36 @@ func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
 	case s.scriptErr != nil:
 		return false, &workload.Message{Text: "FATAL: " + s.scriptErr.Error()}
 	}
-	if s.verbosity >= 3 && len(args) > 1 && args[1] != "help" {
-		fmt.Fprintf(out, "Running script %s (Lua)\n", s.script.Path)
-	}
 	s.script.Printed.WriteTo(out)
 	if len(args) == 1 {
-		return false, &workload.Message{Text: "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help"}
+		return true, nil // sysbench runs the script's body and stops
 	}
+	notImplemented := &workload.Message{Text: fmt.Sprintf("'%s' test does not implement the '%s' command.", args[0], args[1])}
 	switch c := args[1]; {
-	case c == "help":
+	case c == "help" && s.script.Has["help"]:
+		if err := s.script.Help(out); err != nil {
+			return false, &workload.Message{Text: "FATAL: " + err.Error()}
+		}
+		return true, nil
+	case c == "help" && len(s.script.Options) > 0:
 		printScriptHelp(out, s.script)
 		return true, nil
-	case c == "run", c == "prepare", c == "cleanup", c == "prewarm", s.script.Commands[c]:
+	case c == "help":
+		return false, notImplemented
+	case s.script.Commands[c], c == "run":
 		return false, nil
+	case c == "prepare", c == "cleanup", c == "prewarm", c == "warmup":
+		if s.script.Has[c] {
+			return false, nil
+		}
+		return false, notImplemented
 	}
 	return false, &workload.Message{Text: "Unknown command: " + args[1]}
 }
 
-// printScriptHelp is `<script> help`: the script's options as sysbench
-// lists them.
+// printScriptHelp is `<script> help` for a script without a help
+// function: its options as sysbench lists them.
 func printScriptHelp(w io.Writer, sc *script.Script) {
-	var opts []helpOpt
-	for _, name := range sc.OptionNames() {
-		o := sc.Options[name]
-		h := helpOpt{name: name, text: o.Help}
-		switch d := o.Default.(type) {
-		case lua.LBool:
-			h.typ, h.def = "[=on|off]", map[bool]string{true: "on", false: "off"}[bool(d)]
-		case lua.LNumber:
-			h.typ, h.def = "N", d.String()
-		case *lua.LTable:
-			h.typ, h.def = "[LIST,...]", ""
-		case lua.LString:
-			h.typ, h.def = "STRING", string(d)
-		default:
-			h.typ, h.nodef = "STRING", true
-		}
-		opts = append(opts, h)
-	}
 	fmt.Fprintf(w, "%s options:\n", sc.Name+".lua")
-	printOpts(w, opts)
-	fmt.Fprintln(w)
+	sc.PrintOptions(w)
 }

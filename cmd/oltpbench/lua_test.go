@@ -450,7 +450,7 @@ func TestLuaPlan(t *testing.T) {
 	r := ob(t, nil, planArgs(planFile, res1, "lua_plan")...)
 	mustOK(t, r, "script plan")
 	if !strings.Contains(r.stdout, "Creating table 'sbtest1'") || !strings.Contains(r.stdout, "Prewarming table sbtest1") ||
-		strings.Count(r.stdout, "Running script "+script+" (Lua)") != 3 || !strings.Contains(r.stdout, "Warm-up: ANALYZE TABLE on 1 tables") {
+		strings.Count(r.stdout, "Running the test with following options:") != 2 || !strings.Contains(r.stdout, "Warm-up: ANALYZE TABLE on 1 tables") {
 		t.Errorf("the plan did not prepare, prewarm, analyze and run the script:\n%s", r.stdout)
 	}
 	if got := resultFiles(t, res1); !slices.Equal(got, []string{"myps-1threads-r1.json", "myps-2threads-r1.json"}) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -56,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := root.Execute(); err != nil {
 		var m *workload.Message
 		if errors.As(err, &m) {
-			fmt.Fprintln(stderr, loader.RedactURL(m.Error()))
+			printMessage(stderr, m, args)
 			return 1
 		}
 		msg := loader.RedactURL(err.Error())
@@ -88,4 +89,46 @@ var commandLine []string
 // what they measured.
 func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// printMessage prints a peer tool's message as the peer does: its text,
+// ending with a newline unless the peer ends it without one, and then
+// oltpbench's hint, only for a person (stderr a terminal, or --verbosity
+// 4 and up): a script or harness reading the output sees the peer's lines.
+func printMessage(w io.Writer, m *workload.Message, args []string) {
+	text := loader.RedactURL(m.Text)
+	if m.NoEOL {
+		fmt.Fprint(w, text)
+	} else {
+		fmt.Fprintln(w, text)
+	}
+	if m.Hint != "" && (isTerminal(w) || verbosity(args) >= 4) {
+		if m.NoEOL {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, loader.RedactURL(m.Hint))
+	}
+}
+
+// isTerminal says whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// verbosity is the last --verbosity=N of the command line (3 when none).
+func verbosity(args []string) int {
+	v := 3
+	for _, a := range args {
+		if n, ok := strings.CutPrefix(a, "--verbosity="); ok {
+			if x, err := strconv.Atoi(n); err == nil {
+				v = x
+			}
+		}
+	}
+	return v
 }

@@ -351,7 +351,7 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	res := &result.Result{Format: result.Format, Tool: "oltpbench " + version, Workload: p.w.Name(),
 		Options: flagValues(p.fs), Threads: threads, Dataset: p.w.Sizes(), Metric: p.w.Metric()}
 	res.Client, _ = os.Hostname()
-	cn, rec, done, err := p.connect(ctx, co, threads+extra, res)
+	cn, dialer, rec, done, err := p.connect(ctx, co, threads+extra, res)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +370,7 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
-	r, err := p.w.NewRun(workload.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.notice, Output: p.f.output})
+	r, err := p.w.NewRun(workload.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.notice, Output: p.f.output, Dialer: dialer})
 	if err != nil {
 		return nil, err
 	}
@@ -419,20 +419,41 @@ func (p *pipeline) extraThreads(co conn.Options) (int, *conn.Options, error) {
 
 // connect opens the run's connections and checks the dataset is there, and
 // records the server and the dataset's record in res; a dry run has no
-// server. done closes what it opened.
-func (p *pipeline) connect(ctx context.Context, co conn.Options, threads int, res *result.Result) (cn runner.Connector, rec map[string]string, done func(), err error) {
+// server. A workload whose threads open their own connections gets a
+// dialer and no connection, and the server and the dataset's record are
+// read after the run (when it answers). done closes what it opened.
+func (p *pipeline) connect(ctx context.Context, co conn.Options, threads int, res *result.Result) (cn runner.Connector, d conn.Dialer, rec map[string]string, done func(), err error) {
+	own := p.w.Hooks().OwnConnections
 	if p.ro.DryRun {
 		res.Server.Version = "dry run (no server)"
-		return conn.DryConnector{}, map[string]string{}, func() {}, nil
+		return conn.DryConnector{}, conn.DryConnector{}, map[string]string{}, func() {}, nil
+	}
+	if own {
+		pool, err := conn.Open(co, threads)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		return conn.NoConnector{}, pool, map[string]string{}, func() {
+			sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			if pool.Ping(sctx) == nil {
+				res.Server = conn.ServerInfo(sctx, pool)
+				rec, _ := loader.ReadDataset(sctx, pool.DB(0))
+				for k, v := range rec {
+					res.Dataset[k] = v
+				}
+			}
+			pool.Close()
+		}, nil
 	}
 	pool, err := conn.Dial(ctx, co, threads)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if v := p.w.Hooks().Validate; v != nil {
 		if err := v(ctx, pool.DB(0), co.DB); err != nil {
 			pool.Close()
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	res.Server = conn.ServerInfo(ctx, pool)
@@ -440,7 +461,7 @@ func (p *pipeline) connect(ctx context.Context, co conn.Options, threads int, re
 	for k, v := range rec {
 		res.Dataset[k] = v
 	}
-	return pool, rec, func() { pool.Close() }, nil
+	return pool, pool, rec, func() { pool.Close() }, nil
 }
 
 // recorder passes the runner's reports to the workload's text report and

@@ -112,10 +112,11 @@ func init() {
 
 // Pool holds one *sql.DB per endpoint and hands out pinned connections round-robin.
 type Pool struct {
-	opts Options
-	eps  []Endpoint
-	dbs  []*sql.DB
-	next atomic.Uint64
+	opts  Options
+	eps   []Endpoint
+	dbs   []*sql.DB
+	conns []driver.Connector // each endpoint's, under its *sql.DB
+	next  atomic.Uint64
 }
 
 // Open prepares the pool; it does not connect yet. maxConns bounds each endpoint's pool.
@@ -159,7 +160,9 @@ func Open(o Options, maxConns int) (*Pool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("connection settings for %s: %v", ep, err)
 		}
-		db := sql.OpenDB(&sessionConnector{base: base, pool: p})
+		sc := &sessionConnector{base: base, pool: p}
+		p.conns = append(p.conns, sc)
+		db := sql.OpenDB(sc)
 		db.SetMaxOpenConns(maxConns + 2)
 		db.SetMaxIdleConns(maxConns + 2)
 		db.SetConnMaxLifetime(0)
@@ -232,6 +235,22 @@ func (p *Pool) Raw(ctx context.Context, f func(dc driver.Conn) error) error {
 	}
 	defer c.Close()
 	return c.Raw(func(dc any) error { return f(dc.(driver.Conn)) })
+}
+
+// Dialer opens one connection at a time, for a workload whose threads
+// connect when they ask to (a sysbench script's connect()): the caller owns
+// and closes it.
+type Dialer interface {
+	Connect(ctx context.Context) (driver.Conn, Endpoint, error)
+}
+
+// Connect opens a connection to the next endpoint, with the session's
+// settings (--init-sql, session variables) applied; the error is the
+// driver's, for the caller to word (it names the endpoint).
+func (p *Pool) Connect(ctx context.Context) (driver.Conn, Endpoint, error) {
+	i := int(p.next.Add(1)-1) % len(p.conns)
+	dc, err := p.conns[i].Connect(ctx)
+	return dc, p.eps[i], err
 }
 
 // ConnectError is a connect failure described for the user; it unwraps to the cause.

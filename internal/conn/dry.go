@@ -46,3 +46,15 @@ type dryRows struct{}
 func (dryRows) Columns() []string         { return nil }
 func (dryRows) Close() error              { return nil }
 func (dryRows) Next([]driver.Value) error { return io.EOF }
+
+// Connect is a dry connection, for a workload that opens its own.
+func (DryConnector) Connect(context.Context) (driver.Conn, Endpoint, error) {
+	return dryConn{}, Endpoint{Net: "tcp", Addr: "dry-run"}, nil
+}
+
+// NoConnector hands its threads no connection: for workers that open
+// their own through a Dialer.
+type NoConnector struct{}
+
+// Raw runs f with no connection.
+func (NoConnector) Raw(_ context.Context, f func(dc driver.Conn) error) error { return f(nil) }

@@ -163,3 +163,15 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// TakesValue says whether arg, an option as typed, is one that pflag would
+// give the next argument as its value ("--dir /data", not "--dir=/data",
+// nor a boolean such as "--analyze"), so that a scan of the command line
+// before parsing does not take that value for a positional argument.
+func TakesValue(fs *pflag.FlagSet, arg string) bool {
+	if !strings.HasPrefix(arg, "--") || strings.Contains(arg, "=") {
+		return false
+	}
+	f := fs.Lookup(strings.TrimPrefix(arg, "--"))
+	return f != nil && f.NoOptDefVal == ""
+}

@@ -105,3 +105,42 @@ func TestConfigFileErrorsNameFileAndLine(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestTakesValue: a scan of the arguments before parsing skips exactly the
+// values pflag will consume, so it finds the same positional arguments.
+func TestTakesValue(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		pos  string
+	}{
+		{[]string{"--tables", "16", "x.lua", "run"}, "x.lua run"},
+		{[]string{"--tables=16", "x.lua", "run"}, "x.lua run"},
+		{[]string{"--num_threads", "4", "x.lua", "run"}, "x.lua run"},
+		{[]string{"--auto-inc", "x.lua", "run"}, "x.lua run"},
+		{[]string{"--mysql-user", "root", "--mysql-host", "h", "t", "prepare"}, "t prepare"},
+		{[]string{"--bogus", "x.lua", "run"}, "x.lua run"},
+	} {
+		v := &vals{}
+		fs := newFS(v)
+		var pos []string
+		for i := 0; i < len(c.args); i++ {
+			if strings.HasPrefix(c.args[i], "-") {
+				if TakesValue(fs, c.args[i]) {
+					i++
+				}
+				continue
+			}
+			pos = append(pos, c.args[i])
+		}
+		if got := strings.Join(pos, " "); got != c.pos {
+			t.Errorf("%v: scan found %q, want %q", c.args, got, c.pos)
+		}
+		if err := newFS(&vals{}).Parse(c.args); err == nil {
+			parsed := newFS(&vals{})
+			parsed.Parse(c.args)
+			if got := strings.Join(parsed.Args(), " "); got != c.pos {
+				t.Errorf("%v: pflag found %q, want %q", c.args, got, c.pos)
+			}
+		}
+	}
+}

@@ -104,6 +104,11 @@ type Setup struct {
 type Hooks struct {
 	// BeforeLoad is printed after the banner, before a load starts.
 	BeforeLoad func(w io.Writer)
+	// OwnConnections: the run's threads open the connections they need,
+	// when they ask (a sysbench script's connect()), from RunConfig.Dialer;
+	// the run connects to nothing before it starts and its workers are
+	// given no connection, so a script that sends no SQL needs no server.
+	OwnConnections bool
 	// TableMessages: the loader prints a line per table and phase
 	// (sysbench's "Creating table 'sbtest1'...").
 	TableMessages bool
@@ -135,6 +140,9 @@ type RunConfig struct {
 	Options *RunOptions
 	Out     io.Writer // the text report
 	Output  string    // --output: text, json, or one of Spec.Outputs
+	// Dialer opens connections one by one, for a workload whose threads
+	// open their own (Hooks.OwnConnections).
+	Dialer conn.Dialer
 }
 
 // Run makes the workers of one run and reports it as text.
@@ -278,6 +286,9 @@ type FlagErrorer interface {
 type Message struct {
 	Text string
 	Hint string
+	// NoEOL: the peer ends Text without a newline (sysbench's last FATAL
+	// line of a Lua error).
+	NoEOL bool
 }
 
 func (m *Message) Error() string {

@@ -28,6 +28,10 @@ type Config struct {
 	Out      io.Writer // print
 	Threads  int       // of a run: "Threads started!" once all are initialized
 	Reports  Reports   // sysbench.report_default, report_csv, report_json
+	// Dialer opens the connections scripts ask for (nil: no server);
+	// Driver is --db-driver, which sysbench.sql.driver() checks.
+	Dialer conn.Dialer
+	Driver string
 }
 
 // Reports print a stat table's figures as sysbench's report functions do.
@@ -77,8 +81,16 @@ func (s *Script) NewRun(c Config) (*Run, error) {
 func (r *Run) env(command string, tid int, th *worker.Thread) *env {
 	rnd := random.NewRand(r.c.Seed, uint64(tid))
 	rnd.SetDist(r.c.Dists["default"])
-	return &env{command: command, tid: tid, opt: r.c.Opt, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th,
-		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }, reports: r.c.Reports, usedSQL: &r.usedSQL}
+	e := &env{command: command, tid: tid, opt: r.c.Opt, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th,
+		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }, reports: r.c.Reports, usedSQL: &r.usedSQL,
+		prepared: r.c.Prepared, driverName: r.c.Driver}
+	if e.driverName == "" {
+		e.driverName = "mysql"
+	}
+	if d := r.c.Dialer; d != nil {
+		e.dial = func() (driver.Conn, conn.Endpoint, error) { return d.Connect(context.Background()) }
+	}
+	return e
 }
 
 // HasHook says whether the script set sysbench.hooks[name]
@@ -111,59 +123,66 @@ func (r *Run) Done() error {
 func (r *Run) Ops() []string { return []string{r.s.Name} }
 
 // thread is one thread's Lua state; it outlives reconnects, as the
-// script's globals do in sysbench.
+// script's globals and connections do in sysbench.
 type thread struct {
-	L   *lua.LState
-	e   *env
-	ref *worker.Session
+	L *lua.LState
+	e *env
 }
 
-// NewWorker gives a thread its state (its script run, thread_init called)
-// or, after a reconnect, its new connection, and tells the script so
-// through sysbench.hooks.before_restart_event, as sysbench does.
-func (r *Run) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error) {
-	sess := worker.NewSession(dc, r.c.Prepared)
+// NewWorker gives a thread its state (its script run, thread_init called
+// with the thread's id) or, after a lost connection, opens again the
+// connections the script had open and tells the script so through
+// sysbench.hooks.before_restart_event, as sysbench does. The script opens
+// its own connections: the runner hands it none (dc is nil).
+func (r *Run) NewWorker(_ driver.Conn, th *worker.Thread) (worker.Worker, error) {
 	t, _ := th.State.(*thread)
 	if t != nil {
-		t.ref = sess
+		if err := t.e.reconnectAll(); err != nil {
+			return nil, err
+		}
 		if err := hook(t.L, "before_restart_event", restartDesc(t.L, conn.ErrLost)); err != nil {
 			return nil, err
 		}
-		return &luaWorker{t: t, sess: sess}, nil
+		return &luaWorker{t: t}, nil
 	}
-	t = &thread{ref: sess}
+	t = &thread{}
 	t.e = r.env("run", th.ID, th)
-	t.e.session = func() *worker.Session { return t.ref }
 	t.L = r.s.newState(t.e)
 	th.State = t
 	if err := r.s.runMain(t.L); err != nil {
 		return nil, err
 	}
 	if err := call(t.L, "thread_init", lua.LNumber(th.ID)); err != nil {
-		return nil, err
+		return nil, &workload.Message{Text: "FATAL: " + err.Error() + "\nFATAL: Thread initialization failed!"}
 	}
 	if r.inited.Add(1) == int64(r.c.Threads) {
 		fmt.Fprintf(r.c.Out, "Threads started!\n\n")
 	}
-	return &luaWorker{t: t, sess: sess}, nil
+	return &luaWorker{t: t, own: r.s.Has["thread_run"]}, nil
 }
 
 type luaWorker struct {
 	t    *thread
-	sess *worker.Session
 	last lua.LValue // the error the last event raised
+	// own: the script defines thread_run, the 0.5-era name of the whole
+	// thread's body, which replaces sysbench's loop of events.
+	own bool
 }
 
-// Event calls the script's event. A true result ends the thread. An error
-// the API raised for a statement comes back as the statement's error, so
-// the runner retries what --mysql-ignore-errors covers, reconnects after a
-// lost connection and stops on anything else.
+// Event calls the script's event with the thread's id. A true result ends
+// the thread. An error the API raised for a statement comes back as the
+// statement's error, so the runner retries what --mysql-ignore-errors
+// covers, reconnects after a lost connection and stops on anything else.
 func (w *luaWorker) Event() (int, error) {
 	L, e := w.t.L, w.t.e
 	e.raised, e.raisedErr = nil, nil
-	fn := L.GetGlobal("event")
-	L.Push(fn)
-	if err := L.PCall(0, 1, nil); err != nil {
+	name := "event"
+	if w.own {
+		name = "thread_run"
+	}
+	L.Push(L.GetGlobal(name))
+	L.Push(lua.LNumber(e.tid))
+	if err := L.PCall(1, 1, nil); err != nil {
 		var ae *lua.ApiError
 		if errors.As(err, &ae) && e.raised != nil && ae.Object == e.raised {
 			w.last = ae.Object
@@ -173,11 +192,11 @@ func (w *luaWorker) Event() (int, error) {
 			}
 			return 0, e.raisedErr
 		}
-		return 0, &workload.Message{Text: fmt.Sprintf("FATAL: `thread_run' function failed: %v", luaError(err))}
+		return 0, &workload.Message{Text: fmt.Sprintf("FATAL: `thread_run' function failed: %v", luaError(err)), NoEOL: true}
 	}
 	ret := L.Get(-1)
 	L.Pop(1)
-	if lua.LVAsBool(ret) {
+	if w.own || lua.LVAsBool(ret) {
 		return 0, worker.ErrEnd
 	}
 	return 0, nil
@@ -192,11 +211,15 @@ func (w *luaWorker) Rollback() error {
 	return nil
 }
 
-func (w *luaWorker) Close() error { return w.sess.Close() }
+// Close does nothing: the connections are the script's, open until its
+// thread_done has run (End).
+func (w *luaWorker) Close() error { return nil }
 
-// End calls thread_done and closes the thread's state.
+// End calls thread_done with the thread's id, then closes the thread's
+// connections and state.
 func (w *luaWorker) End() {
 	call(w.t.L, "thread_done", lua.LNumber(w.t.e.tid))
+	w.t.e.closeAll()
 	w.t.L.Close()
 }
 
@@ -237,13 +260,10 @@ func protect(L *lua.LState, fn lua.LValue, what string, args []lua.LValue) error
 	return nil
 }
 
-// Connect runs fn on one driver connection; commands get theirs from it.
-type Connect func(ctx context.Context, fn func(dc driver.Conn) error) error
-
 // Command runs one of the script's commands: sysbench.cmdline.commands[name]
 // (in every thread when it is a PARALLEL_COMMAND), else a global function
-// of that name (prepare, cleanup, help).
-func (s *Script) Command(ctx context.Context, name string, c Config, threads int, connect Connect) error {
+// of that name (prepare, cleanup). Its connections are those it opens.
+func (s *Script) Command(ctx context.Context, name string, c Config, threads int) error {
 	fnName, parallel := name, s.Parallel[name]
 	if s.Commands[name] {
 		fnName = ""
@@ -265,34 +285,35 @@ func (s *Script) Command(ctx context.Context, name string, c Config, threads int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[tid] = connect(ctx, func(dc driver.Conn) error {
-				sess := worker.NewSession(dc, c.Prepared)
-				defer sess.Close()
-				e := r.env(name, tid, nil)
-				e.session = func() *worker.Session { return sess }
-				L := s.newState(e)
-				defer L.Close()
-				if err := s.runMain(L); err != nil {
-					return err
-				}
-				fn := L.GetGlobal(fnName)
-				if fnName == "" {
-					def := L.GetGlobal("sysbench").(*lua.LTable).RawGetString("cmdline").(*lua.LTable).RawGetString("commands").(*lua.LTable).RawGetString(name).(*lua.LTable)
-					fn = def.RawGetInt(1)
-				}
-				f, ok := fn.(*lua.LFunction)
-				if !ok {
-					return fmt.Errorf("command %s of %s is not a function", name, s.Path)
-				}
-				if err := L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}); err != nil {
-					return fmt.Errorf("`%s' function failed: %v", name, luaError(err))
-				}
-				return nil
-			})
+			errs[tid] = r.command(name, fnName, tid)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// command runs a command's function in a state of thread tid.
+func (r *Run) command(name, fnName string, tid int) error {
+	e := r.env(name, tid, nil)
+	L := r.s.newState(e)
+	defer L.Close()
+	defer e.closeAll()
+	if err := r.s.runMain(L); err != nil {
+		return err
+	}
+	fn := L.GetGlobal(fnName)
+	if fnName == "" {
+		def := L.GetGlobal("sysbench").(*lua.LTable).RawGetString("cmdline").(*lua.LTable).RawGetString("commands").(*lua.LTable).RawGetString(name).(*lua.LTable)
+		fn = def.RawGetInt(1)
+	}
+	f, ok := fn.(*lua.LFunction)
+	if !ok {
+		return fmt.Errorf("command %s of %s is not a function", name, r.s.Path)
+	}
+	if err := L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}); err != nil {
+		return fmt.Errorf("`%s' function failed: %v", name, luaError(err))
+	}
+	return nil
 }
 
 // commandList names the commands a script has, for messages.

@@ -11,11 +11,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -44,11 +48,117 @@ type Script struct {
 	Printed bytes.Buffer
 }
 
-// Option is one declared option: its help and its default (nil for none),
-// whose Lua type gives the option's type.
+// Option is one declared option: its help, its type (an ARG_* number as
+// sysbench.cmdline names them) and its default in sysbench's text form
+// ("on"/"off", a number as tostring writes it, a list joined with ",").
 type Option struct {
-	Help    string
-	Default lua.LValue
+	Help       string
+	Type       int
+	Default    string
+	HasDefault bool
+}
+
+// The option types, numbered as sysbench.cmdline.ARG_* are.
+const (
+	ArgNull = iota
+	ArgBool
+	ArgInt
+	ArgSize
+	ArgDouble
+	ArgString
+	ArgList
+	ArgFile
+	ArgMax
+)
+
+var argNames = []string{"ARG_NULL", "ARG_BOOL", "ARG_INT", "ARG_SIZE", "ARG_DOUBLE", "ARG_STRING", "ARG_LIST", "ARG_FILE", "ARG_MAX"}
+
+// Spelled is how sysbench's help writes the option's value after its name.
+func (o Option) Spelled() string {
+	switch o.Type {
+	case ArgBool:
+		return "[=on|off]"
+	case ArgInt, ArgDouble:
+		return "=N"
+	case ArgSize:
+		return "=SIZE"
+	case ArgList:
+		return "=[LIST,...]"
+	case ArgFile:
+		return "=FILENAME"
+	}
+	return "=STRING"
+}
+
+// Value is what sysbench.opt holds for the option given as text (the
+// default when not given): as sysbench converts it, a boolean with no
+// value is true, a number with none 0, a list a table, a file nil.
+func (o Option) Value(name, text string, given bool) (lua.LValue, error) {
+	has := given || o.HasDefault
+	if !given {
+		text = o.Default
+	}
+	bad := fmt.Errorf("Invalid value for the '%s' option: '%s'", name, text)
+	switch o.Type {
+	case ArgBool:
+		if !has {
+			return lua.LTrue, nil
+		}
+		switch strings.ToLower(text) {
+		case "on", "true", "1", "yes":
+			return lua.LTrue, nil
+		case "off", "false", "0", "no":
+			return lua.LFalse, nil
+		}
+		return lua.LFalse, bad
+	case ArgInt, ArgDouble:
+		if !has || text == "" {
+			return lua.LNumber(0), nil
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil || o.Type == ArgInt && n != math.Trunc(n) {
+			return lua.LNumber(0), bad
+		}
+		return lua.LNumber(n), nil
+	case ArgSize:
+		if !has || text == "" {
+			return lua.LNumber(0), nil
+		}
+		n, err := parseSize(text)
+		if err != nil {
+			return lua.LNumber(0), bad
+		}
+		return lua.LNumber(n), nil
+	case ArgList:
+		t := &lua.LTable{}
+		if has && text != "" {
+			for _, x := range strings.Split(text, ",") {
+				t.Append(lua.LString(x))
+			}
+		}
+		return t, nil
+	case ArgFile:
+		return lua.LNil, nil
+	}
+	if !has {
+		return lua.LString(""), nil
+	}
+	return lua.LString(text), nil
+}
+
+// parseSize reads a size as sysbench does: a number with an optional
+// b, k, m, g, t or p suffix, powers of 1024.
+func parseSize(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	mult := 1.0
+	if s != "" {
+		if i := strings.IndexByte("bkmgtp", byte(unicode.ToLower(rune(s[len(s)-1])))); i >= 0 {
+			mult = math.Pow(1024, float64(i))
+			s = s[:len(s)-1]
+		}
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	return float64(n) * mult, err
 }
 
 // NotFoundError says where a script was looked for.
@@ -112,7 +222,9 @@ func Load(path, command string) (*Script, error) {
 	if err := s.runMain(L); err != nil {
 		return nil, err
 	}
-	s.readDeclarations(L)
+	if err := s.readDeclarations(L); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -150,32 +262,92 @@ func (s *Script) runMain(L *lua.LState) error {
 	return nil
 }
 
-// readDeclarations takes the options, commands and hooks the main chunk set.
-func (s *Script) readDeclarations(L *lua.LState) {
+// readDeclarations takes the options, commands and hooks the main chunk set,
+// and refuses options declared in a shape sysbench refuses.
+func (s *Script) readDeclarations(L *lua.LState) error {
 	sb := L.GetGlobal("sysbench").(*lua.LTable)
 	cmdline := sb.RawGetString("cmdline").(*lua.LTable)
-	if opts, ok := cmdline.RawGetString("options").(*lua.LTable); ok {
-		opts.ForEach(func(k, v lua.LValue) {
-			t, ok := v.(*lua.LTable)
-			if !ok {
-				return
-			}
-			s.Options[k.String()] = Option{Help: lua.LVAsString(t.RawGetInt(1)), Default: t.RawGetInt(2)}
-		})
+	if err := s.readOptions(cmdline.RawGetString("options")); err != nil {
+		return fmt.Errorf("`sysbench.cmdline.read_cmdline_options' function failed: [string \"sysbench.cmdline.lua\"]:132: %v", err)
 	}
 	if cmds, ok := cmdline.RawGetString("commands").(*lua.LTable); ok {
 		cmds.ForEach(func(k, v lua.LValue) {
+			def, ok := v.(*lua.LTable)
+			if !ok || def.RawGetInt(1) == lua.LNil {
+				return // sysbench ignores a command with no function
+			}
 			s.Commands[k.String()] = true
-			if def, ok := v.(*lua.LTable); ok && lua.LVAsBool(def.RawGetInt(2)) {
+			if lua.LVAsBool(def.RawGetInt(2)) {
 				s.Parallel[k.String()] = true
 			}
 		})
 	}
-	for _, h := range []string{"event", "thread_init", "thread_done", "init", "done", "prepare", "cleanup", "help", "prewarm"} {
+	for _, h := range []string{"event", "thread_run", "thread_init", "thread_done", "init", "done", "prepare", "cleanup", "help", "prewarm"} {
 		if _, ok := L.GetGlobal(h).(*lua.LFunction); ok {
 			s.Has[h] = true
 		}
 	}
+	return nil
+}
+
+// readOptions reads sysbench.cmdline.options: {name = {help, default,
+// type}}, the type from the default's when not given.
+func (s *Script) readOptions(v lua.LValue) error {
+	if v == lua.LNil {
+		return nil
+	}
+	opts, ok := v.(*lua.LTable)
+	if !ok {
+		return fmt.Errorf("wrong type for sysbench.cmdline.options: %s", v.Type())
+	}
+	var err error
+	opts.ForEach(func(k, v lua.LValue) {
+		t, ok := v.(*lua.LTable)
+		if err != nil {
+			return
+		}
+		if k.Type() != lua.LTString || !ok {
+			err = errors.New("wrong table structure in sysbench.cmdline.options")
+			return
+		}
+		name := k.String()
+		if t.RawGetInt(1) == lua.LNil {
+			err = fmt.Errorf("nil description for option %s", name)
+			return
+		}
+		o := Option{Help: lua.LVAsString(t.RawGetInt(1)), Type: -1}
+		if n, ok := t.RawGetInt(3).(lua.LNumber); ok {
+			o.Type = int(n)
+		}
+		switch d := t.RawGetInt(2).(type) {
+		case *lua.LTable:
+			var parts []string
+			for i := 1; i <= d.Len(); i++ {
+				parts = append(parts, lua.LVAsString(d.RawGetInt(i)))
+			}
+			o.Default, o.HasDefault = strings.Join(parts, ","), true
+			if o.Type < 0 {
+				o.Type = ArgList
+			}
+		case lua.LBool:
+			o.Default, o.HasDefault = map[bool]string{true: "on", false: "off"}[bool(d)], true
+			if o.Type < 0 {
+				o.Type = ArgBool
+			}
+		case lua.LNumber:
+			o.Default, o.HasDefault = d.String(), true
+			if o.Type < 0 {
+				o.Type = ArgDouble
+			}
+		case lua.LString:
+			o.Default, o.HasDefault = string(d), true
+		}
+		if o.Type < 0 {
+			o.Type = ArgString
+		}
+		s.Options[name] = o
+	})
+	return err
 }
 
 // OptionNames are the declared options, sorted.
@@ -208,3 +380,35 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return e.Cause }
+
+// PrintOptions is sysbench.cmdline.print_test_options(): the options as
+// sysbench's help lists them ("  --name=TYPE" padded to the longest, the
+// help, the default in brackets), then a blank line.
+func (s *Script) PrintOptions(w io.Writer) {
+	names := s.OptionNames()
+	width := 0
+	for _, n := range names {
+		width = max(width, len("--"+n+s.Options[n].Spelled()))
+	}
+	for _, n := range names {
+		o := s.Options[n]
+		line := fmt.Sprintf("  %-*s %s", width, "--"+n+o.Spelled(), o.Help)
+		if o.HasDefault {
+			line += " [" + o.Default + "]"
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
+}
+
+// Help calls the script's help function, as `sysbench <script> help` does.
+func (s *Script) Help(out io.Writer) error {
+	e := &env{command: "help", out: io.Discard}
+	L := s.newState(e)
+	defer L.Close()
+	if err := s.runMain(L); err != nil {
+		return err
+	}
+	e.out = out
+	return call(L, "help")
+}

@@ -1,8 +1,6 @@
 package script
 
 import (
-	"context"
-	"database/sql/driver"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,15 +50,11 @@ func dryWorker(t testing.TB, s *Script, th *worker.Thread) worker.Worker {
 		t.Fatal(err)
 	}
 	r, err := s.NewRun(Config{Opt: map[string]lua.LValue{"table_size": lua.LNumber(10000)}, Dists: dists, Seed: 1,
-		Prepared: true, Out: io.Discard, Threads: 1})
+		Prepared: true, Out: io.Discard, Threads: 1, Dialer: conn.DryConnector{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w worker.Worker
-	conn.DryConnector{}.Raw(context.Background(), func(dc driver.Conn) error {
-		w, err = r.NewWorker(dc, th)
-		return err
-	})
+	w, err := r.NewWorker(nil, th)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +84,7 @@ func TestLoadAndCount(t *testing.T) {
 	s := loadScript(t, pointSelect+`
 sysbench.cmdline.commands = { warm = {function() end, sysbench.cmdline.PARALLEL_COMMAND} }
 function cleanup() end`)
-	if _, ok := s.Options["table_size"].Default.(lua.LNumber); !ok || !s.Commands["warm"] || !s.Parallel["warm"] || !s.Has["event"] || !s.Has["cleanup"] || s.Has["prepare"] {
+	if o := s.Options["table_size"]; o.Type != ArgDouble || o.Default != "10000" || !s.Commands["warm"] || !s.Parallel["warm"] || !s.Has["event"] || !s.Has["cleanup"] || s.Has["prepare"] {
 		t.Fatalf("options %v, commands %v, hooks %v", s.Options, s.Commands, s.Has)
 	}
 	th := &worker.Thread{}

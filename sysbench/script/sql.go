@@ -1,10 +1,16 @@
 package script
 
 import (
+	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"github.com/go-sql-driver/mysql"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -26,11 +32,14 @@ const (
 // bulkPacket is where con:bulk_insert_next sends the statement built so far.
 const bulkPacket = 512 * 1024
 
-// connection is what drv:connect() returns.
+// connection is what drv:connect() returns: a connection of its own, as
+// each connect() is in sysbench.
 type connection struct {
-	bulk []byte // a bulk insert in progress: its statement so far
-	head int    // the statement's length without values
-	rows int
+	sess  *worker.Session // nil once disconnected
+	stmts []*statement    // prepared here: prepared again after a reconnect
+	bulk  []byte          // a bulk insert in progress: its statement so far
+	head  int             // the statement's length without values
+	rows  int
 }
 
 type statement struct {
@@ -80,6 +89,10 @@ func (e *env) sqlTable(L *lua.LState) *lua.LTable {
 		if e.usedSQL != nil {
 			e.usedSQL.Store(true)
 		}
+		if e.driverName != "mysql" {
+			fmt.Fprintf(e.out, "FATAL: invalid database driver name: '%s'\n", e.driverName)
+			L.RaiseError("failed to initialize the DB driver")
+		}
 		ud := L.NewUserData()
 		ud.Value = "mysql"
 		L.SetMetatable(ud, L.GetTypeMetatable("sql_driver"))
@@ -112,10 +125,12 @@ func (e *env) registerTypes(L *lua.LState) {
 	methods("sql_driver", "<sql_driver>", map[string]lua.LGFunction{
 		"name": func(L *lua.LState) int { L.Push(lua.LString("mysql")); return 1 },
 		"connect": func(L *lua.LState) int {
-			if e.session == nil {
-				L.RaiseError("connection creation failed: no connection in this command")
+			c := &connection{}
+			if err := e.open(c); err != nil {
+				L.RaiseError("connection creation failed")
 			}
-			e.pushUD(L, &connection{}, "sql_connection")
+			e.conns = append(e.conns, c)
+			e.pushUD(L, c, "sql_connection")
 			return 1
 		},
 	}, nil)
@@ -126,8 +141,8 @@ func (e *env) registerTypes(L *lua.LState) {
 		"bulk_insert_init": e.bulkInit,
 		"bulk_insert_next": e.bulkNext,
 		"bulk_insert_done": e.bulkDone,
-		"disconnect":       func(L *lua.LState) int { return 0 },
-		"reconnect":        func(L *lua.LState) int { return 0 },
+		"disconnect":       e.conDisconnect,
+		"reconnect":        e.conReconnect,
 		"check_error":      func(L *lua.LState) int { return 0 },
 		"escape_string":    e.escapeString,
 	}, nil)
@@ -202,24 +217,24 @@ func (e *env) conQuery(L *lua.LState) int {
 func (e *env) textQuery(L *lua.LState) *resultSet {
 	c := checkConn(L)
 	q := L.CheckString(2)
-	rs, err := e.query(q)
+	rs, err := e.query(c.session(L), q)
 	if err != nil {
 		e.raiseSQL(L, c, q, err, false)
 	}
 	return rs
 }
 
-func (e *env) query(q string) (*resultSet, error) {
+func (e *env) query(sess *worker.Session, q string) (*resultSet, error) {
 	rs := &resultSet{}
 	if !returnsRows(q) {
-		k, err := e.session().ExecCounted(q)
+		k, err := sess.ExecCounted(q)
 		if err != nil {
 			return nil, err
 		}
 		e.count(k)
 		return rs, nil
 	}
-	cols, _, err := e.session().QueryRows(q, func(row []driver.Value) error {
+	cols, _, err := sess.QueryRows(q, func(row []driver.Value) error {
 		rs.rows = append(rs.rows, toLua(row))
 		return nil
 	})
@@ -336,11 +351,12 @@ func errdescString(t *lua.LTable) string {
 func (e *env) conPrepare(L *lua.LState) int {
 	c := checkConn(L)
 	q := L.CheckString(2)
-	st, err := e.session().Prepare(q)
+	st, err := c.session(L).Prepare(q)
 	if err != nil {
 		e.raiseSQL(L, c, q, err, false)
 	}
 	stmt := &statement{c: c, st: st, query: q, rows: returnsRows(q), rs: &resultSet{}}
+	c.stmts = append(c.stmts, stmt)
 	stmt.rsUD = L.NewUserData()
 	stmt.rsUD.Value = stmt.rs
 	L.SetMetatable(stmt.rsUD, L.GetTypeMetatable("sql_result"))
@@ -473,7 +489,7 @@ func (e *env) bulkNext(L *lua.LState) int {
 
 func (e *env) bulkFlush(L *lua.LState, c *connection) {
 	q := string(c.bulk)
-	k, err := e.session().ExecCounted(q)
+	k, err := c.session(L).ExecCounted(q)
 	if err != nil {
 		e.raiseSQL(L, c, q, err, false)
 	}
@@ -488,4 +504,111 @@ func (e *env) bulkDone(L *lua.LState) int {
 	}
 	c.bulk, c.head = nil, 0
 	return 0
+}
+
+// session is the connection's session; a disconnected one raises, as a
+// statement on a closed connection fails in sysbench.
+func (c *connection) session(L *lua.LState) *worker.Session {
+	if c.sess == nil {
+		L.RaiseError("attempt to use a closed connection")
+	}
+	return c.sess
+}
+
+// open connects c (again), preparing its statements on the new session. A
+// failure is printed in sysbench's words and returned.
+func (e *env) open(c *connection) error {
+	if e.dial == nil {
+		return errors.New("no server in this command")
+	}
+	dc, ep, err := e.dial()
+	if err != nil {
+		e.connectFailed(ep, err)
+		return err
+	}
+	if c.sess != nil {
+		c.sess.Close()
+	}
+	c.sess = worker.NewSession(dc, e.prepared)
+	for _, st := range c.stmts {
+		if st.st, err = c.sess.Prepare(st.query); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// connectFailed prints a failed connect as sysbench's MySQL driver does:
+// the endpoint, then the client library's error number and text.
+func (e *env) connectFailed(ep conn.Endpoint, err error) {
+	host, port, _ := net.SplitHostPort(ep.Addr)
+	if ep.Net == "unix" {
+		host, port = "localhost", "3306"
+	}
+	fmt.Fprintf(e.out, "FATAL: unable to connect to MySQL server on host '%s', port %s, aborting...\n", host, port)
+	n, msg := clientError(host, err)
+	fmt.Fprintf(e.out, "FATAL: error %d: %s\n", n, msg)
+}
+
+// clientError is a connect error as MariaDB's client library numbers and
+// words it: the server's own, 2005 for a host that does not resolve, 2002
+// for one that does not answer.
+func clientError(host string, err error) (int, string) {
+	var me *mysql.MySQLError
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &me):
+		return int(me.Number), me.Message
+	case errors.As(err, &dns):
+		return 2005, fmt.Sprintf("Unknown server host '%s' (-2)", host)
+	case errors.Is(err, syscall.ETIMEDOUT) || errors.Is(err, context.DeadlineExceeded):
+		return 2002, fmt.Sprintf("Can't connect to server on '%s' (110)", host)
+	}
+	return 2002, fmt.Sprintf("Can't connect to server on '%s' (115)", host)
+}
+
+// conDisconnect is con:disconnect(): the connection closes; a second call
+// does nothing.
+func (e *env) conDisconnect(L *lua.LState) int {
+	c := checkConn(L)
+	if c.sess != nil {
+		c.sess.Close()
+		c.sess = nil
+	}
+	return 0
+}
+
+// conReconnect is con:reconnect(): a new connection in place of the old,
+// counted as a reconnect.
+func (e *env) conReconnect(L *lua.LState) int {
+	c := checkConn(L)
+	if err := e.open(c); err != nil {
+		L.RaiseError("connection creation failed")
+	}
+	e.count(measure.Reconnects)
+	return 0
+}
+
+// closeAll closes every connection the state opened.
+func (e *env) closeAll() {
+	for _, c := range e.conns {
+		if c.sess != nil {
+			c.sess.Close()
+			c.sess = nil
+		}
+	}
+}
+
+// reconnectAll opens again, after a lost connection, every connection the
+// state had open (the runner counts the reconnect).
+func (e *env) reconnectAll() error {
+	for _, c := range e.conns {
+		if c.sess == nil {
+			continue
+		}
+		if err := e.open(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

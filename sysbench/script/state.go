@@ -1,6 +1,7 @@
 package script
 
 import (
+	"database/sql/driver"
 	"fmt"
 	"io"
 	"os"
@@ -33,9 +34,14 @@ type env struct {
 	out     io.Writer
 	thread  *worker.Thread // counters; nil before a run
 	ignore  conn.ErrorSet
-	// session is the thread's connection, which drv:connect() returns (a
-	// new one after a reconnect).
-	session func() *worker.Session
+	// dial opens a connection for connect() (nil: the command has no
+	// server); prepared is --db-ps-mode=auto, driverName --db-driver.
+	dial       func() (driver.Conn, conn.Endpoint, error)
+	prepared   bool
+	driverName string
+	// conns are the connections this state opened: reconnected after a
+	// lost connection, closed when the thread ends.
+	conns []*connection
 	// uniq and uniqNext give sysbench.rand.unique its run-wide sequence.
 	uniq     *random.UniqueSeq
 	uniqNext func() uint32
