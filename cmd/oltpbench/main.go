@@ -9,8 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 
