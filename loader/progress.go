@@ -3,9 +3,10 @@ package loader
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/oltpbench/oltpbench/internal/term"
 )
 
 // meter shows a phase's progress: a live line on a terminal, periodic plain
@@ -21,14 +22,7 @@ type meter struct {
 	stop, done chan struct{}
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+func isTerminal(w io.Writer) bool { return term.Is(w) }
 
 // startMeter begins reporting; every is the plain-line period (a terminal
 // line is redrawn each second).

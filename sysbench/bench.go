@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -45,6 +46,7 @@ func init() {
 			"create-table-options", "mysql-storage-engine", "rand-type", "rand-spec-iter", "rand-spec-pct", "rand-spec-res",
 			"rand-pareto-h", "rand-zipfian-exp"},
 		Describe: describe,
+		Rewrite:  rewrite,
 		New:      func() workload.Workload { return &suite{} },
 	})
 }
@@ -88,6 +90,8 @@ type suite struct {
 	// options are in.
 	script    *script.Script
 	scriptErr error
+	stdin     bool        // the script came on standard input
+	connected atomic.Bool // a script's command opened a connection
 	fs        *pflag.FlagSet
 
 	psMode, dbDriver string
@@ -271,7 +275,8 @@ func (s *suite) Metric() result.Metric { return result.QPS }
 
 func (s *suite) Hooks() workload.Hooks {
 	if s.script != nil {
-		return workload.Hooks{Commands: s.scriptCommands(), Command: s.scriptCommand, OwnConnections: true}
+		return workload.Hooks{Commands: s.scriptCommands(), Command: s.scriptCommand, OwnConnections: true,
+			Connected: func() bool { return s.connected.Load() }}
 	}
 	return workload.Hooks{
 		// sysbench prepares in worker threads only with --threads > 1.
@@ -334,7 +339,7 @@ func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 		return sr, nil
 	}
 	s.o.Threads = c.Threads
-	r, err := s.newScriptRun(c.Seed, c.Out, sr.rep, c.Dialer)
+	r, err := s.newScriptRun(c, sr.rep)
 	if err != nil {
 		return nil, err
 	}

@@ -227,6 +227,9 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 	if s.verbosity >= 3 {
 		PrintBanner(out, workload.Tool)
 	}
+	if len(args) == 0 && s.stdin {
+		return s.scriptFront([]string{"stdin"}, out)
+	}
 	if len(args) == 0 {
 		return false, &workload.Message{Text: "oltpbench: name a test and a command, e.g. oltpbench sysbench oltp_read_write run (sysbench would read a Lua script from standard input)"}
 	}
@@ -299,4 +302,41 @@ func rawArg(args []string, flag string) string {
 		}
 	}
 	return flag
+}
+
+// rewrite reads the deprecated options as sysbench does before it parses
+// the command line: --test=PATH names the test (it goes first, where the
+// test stands), --max-requests and --max-time say what replaces them.
+func rewrite(args []string, stdout, stderr io.Writer) []string {
+	var test string
+	var rest []string
+	var warnEvents, warnTime bool
+	for i, a := range args {
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, value, _ := strings.Cut(a, "=")
+		switch strings.ReplaceAll(name, "_", "-") {
+		case "--test":
+			test = value
+			continue
+		case "--max-requests":
+			warnEvents = true
+		case "--max-time":
+			warnTime = true
+		}
+		rest = append(rest, a)
+	}
+	if test != "" {
+		fmt.Fprintln(stderr, "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.")
+		rest = append([]string{test}, rest...)
+	}
+	if warnEvents {
+		fmt.Fprintln(stdout, "WARNING: --max-requests is deprecated, use --events instead")
+	}
+	if warnTime {
+		fmt.Fprintln(stdout, "WARNING: --max-time is deprecated, use --time instead")
+	}
+	return rest
 }

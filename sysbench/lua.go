@@ -2,12 +2,15 @@ package sysbench
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/pflag"
 	lua "github.com/yuin/gopher-lua"
@@ -15,6 +18,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/sysbench/script"
 )
@@ -57,27 +61,42 @@ func isNative(name string) bool {
 	return ok || name == "oltp_common"
 }
 
-// Declare finds and loads the script a command line names, and adds the
-// options it declares that the native tests do not have.
+// Declare finds and loads the script a command line names (or, with no
+// test named, the one on standard input, as sysbench reads it), and adds
+// the options it declares that the native tests do not have. A script that
+// declares none takes any option, as sysbench lets 0.5-era scripts read
+// theirs (--oltp-table-size=N as the global oltp_table_size).
 func (s *suite) Declare(args []string, fs *pflag.FlagSet) {
 	test, command := firstTest(args, fs)
-	if test == "" || !script.IsPath(test) && isNative(test) {
+	if test == "" {
+		if !stdinScript(args) {
+			return
+		}
+		s.stdin = true
+	} else if !script.IsPath(test) && isNative(test) {
 		return
 	}
-	path, err := script.Find(test)
-	if err != nil {
-		s.scriptErr = err
-		return
+	var sc *script.Script
+	var err error
+	if s.stdin {
+		sc, err = loadStdin(command)
+	} else {
+		var path string
+		if path, err = script.Find(test); err == nil {
+			if command == "csv" {
+				command = "prepare"
+			}
+			sc, err = script.Load(path, command)
+		}
 	}
-	if command == "csv" {
-		command = "prepare"
-	}
-	sc, err := script.Load(path, command)
 	if err != nil {
 		s.scriptErr = err
 		return
 	}
 	s.script, s.fs = sc, fs
+	if len(sc.Options) == 0 {
+		declareAny(args, fs)
+	}
 	for _, name := range sc.OptionNames() {
 		flag := strings.ReplaceAll(name, "_", "-")
 		if fs.Lookup(flag) != nil {
@@ -159,7 +178,7 @@ func (s *suite) scriptCommand(ctx context.Context, name string, co conn.Options,
 		return true, err
 	}
 	defer pool.Close()
-	cfg.Dialer = pool
+	cfg.Dialer = countingDialer{pool, &s.connected}
 	if err := s.script.Command(ctx, name, cfg, threads); err != nil {
 		return true, &workload.Message{Text: "FATAL: " + err.Error()}
 	}
@@ -208,12 +227,16 @@ func (s *suite) scriptCommands() []string {
 }
 
 // newScriptRun binds the script to a run.
-func (s *suite) newScriptRun(seed uint64, out io.Writer, rep *Report, d conn.Dialer) (*script.Run, error) {
-	cfg, err := s.scriptConfig(seed, out)
+func (s *suite) newScriptRun(c workload.RunConfig, rep *Report) (*script.Run, error) {
+	out := c.Stdout
+	if out == nil {
+		out = c.Out
+	}
+	cfg, err := s.scriptConfig(c.Seed, out)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Dialer = d
+	cfg.Dialer, cfg.Notice = c.Dialer, c.Out
 	cfg.Threads, cfg.Reports = s.o.Threads, rep
 	return s.script.NewRun(cfg)
 }
@@ -274,4 +297,67 @@ func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
 func printScriptHelp(w io.Writer, sc *script.Script) {
 	fmt.Fprintf(w, "%s options:\n", sc.Name+".lua")
 	sc.PrintOptions(w)
+}
+
+// declareAny adds the options of a command line that no flag has, as
+// strings ("on" when given without a value), for a script that declares no
+// options of its own.
+func declareAny(args []string, fs *pflag.FlagSet) {
+	for _, a := range args {
+		if a == "--" {
+			return
+		}
+		if !strings.HasPrefix(a, "--") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if name == "" || fs.Lookup(name) != nil {
+			continue
+		}
+		fs.String(name, "", "")
+		f := fs.Lookup(name)
+		f.NoOptDefVal, f.Hidden = "on", true
+	}
+}
+
+// stdinScript says whether a command line with no test reads its script
+// from standard input: sysbench does unless stdin is a terminal, and
+// --help and --version read nothing.
+func stdinScript(args []string) bool {
+	for _, a := range args {
+		if a == "--help" || a == "-h" || a == "--version" || strings.HasPrefix(a, "--help=") || strings.HasPrefix(a, "--version=") {
+			return false
+		}
+	}
+	return !term.Is(os.Stdin)
+}
+
+// loadStdin loads the script standard input holds.
+func loadStdin(command string) (*script.Script, error) {
+	src, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "sysbench-stdin-*.lua")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name()) // compiled as it loads: nothing reads it again
+	if _, err := f.Write(src); err != nil {
+		f.Close()
+		return nil, err
+	}
+	f.Close()
+	return script.Load(f.Name(), command)
+}
+
+// countingDialer notes that a connection was opened.
+type countingDialer struct {
+	conn.Dialer
+	opened *atomic.Bool
+}
+
+func (d countingDialer) Connect(ctx context.Context) (driver.Conn, conn.Endpoint, error) {
+	d.opened.Store(true)
+	return d.Dialer.Connect(ctx)
 }

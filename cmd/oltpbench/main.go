@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oltpbench/oltpbench/internal/profile"
+	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
@@ -42,6 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		SilenceErrors: true,
 		Version:       version,
 	}
+	args = rewrite(args, stdout, stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -102,22 +104,12 @@ func printMessage(w io.Writer, m *workload.Message, args []string) {
 	} else {
 		fmt.Fprintln(w, text)
 	}
-	if m.Hint != "" && (isTerminal(w) || verbosity(args) >= 4) {
+	if m.Hint != "" && (term.Is(w) || verbosity(args) >= 4) {
 		if m.NoEOL {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w, loader.RedactURL(m.Hint))
 	}
-}
-
-// isTerminal says whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // verbosity is the last --verbosity=N of the command line (3 when none).
@@ -131,4 +123,17 @@ func verbosity(args []string) int {
 		}
 	}
 	return v
+}
+
+// rewrite gives the command line after a workload's name to the workload's
+// Rewrite, if it has one.
+func rewrite(args []string, stdout, stderr io.Writer) []string {
+	if len(args) == 0 {
+		return args
+	}
+	s, ok := workload.Lookup(args[0])
+	if !ok || s.Rewrite == nil {
+		return args
+	}
+	return append([]string{args[0]}, s.Rewrite(args[1:], stdout, stderr)...)
 }

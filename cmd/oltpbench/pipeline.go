@@ -184,7 +184,7 @@ func (p *pipeline) drive(ctx context.Context, command string, args []string) err
 	}
 	if h.Command != nil && command != "run" {
 		handled, err := h.Command(ctx, command, co, p.f.threads, p.out)
-		if handled && err == nil && command == "cleanup" && len(p.w.Dataset().Tables) == 0 {
+		if handled && err == nil && command == "cleanup" && len(p.w.Dataset().Tables) == 0 && (h.Connected == nil || h.Connected()) {
 			err = loader.Drop(ctx, co, p.w.Dataset(), nil) // and the record a plan's prepare wrote
 		}
 		if handled || err != nil {
@@ -370,7 +370,7 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
-	r, err := p.w.NewRun(workload.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.notice, Output: p.f.output, Dialer: dialer})
+	r, err := p.w.NewRun(workload.RunConfig{Threads: threads, Seed: uint64(seed), Record: rec, Options: &p.ro, Out: p.notice, Output: p.f.output, Dialer: dialer, Stdout: p.out})
 	if err != nil {
 		return nil, err
 	}

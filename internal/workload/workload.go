@@ -52,6 +52,10 @@ type Spec struct {
 	// Base names a registered workload this one is built on (CH-benCHmark
 	// on TPC-C): the fields left empty here are the base's.
 	Base string
+	// Rewrite, if set, reads the command line after the workload's name as
+	// the peer tool reads it before parsing (sysbench's deprecated
+	// --test=PATH names the test) and prints the peer's warnings about it.
+	Rewrite func(args []string, stdout, stderr io.Writer) []string
 }
 
 // Description is how reports present a workload's results.
@@ -130,6 +134,10 @@ type Hooks struct {
 	// script's prepare, cleanup and custom commands); handled false leaves
 	// the command to the pipeline.
 	Command func(ctx context.Context, name string, co conn.Options, threads int, out io.Writer) (handled bool, err error)
+	// Connected, with Command, says whether the command connected to the
+	// server: a cleanup that did not (a script's cleanup that sends no
+	// SQL) leaves the dataset record alone and needs no server.
+	Connected func() bool
 }
 
 // RunConfig is what a run is made from.
@@ -140,6 +148,9 @@ type RunConfig struct {
 	Options *RunOptions
 	Out     io.Writer // the text report
 	Output  string    // --output: text, json, or one of Spec.Outputs
+	// Stdout is the command's output at any --verbosity: what a script
+	// prints itself.
+	Stdout io.Writer
 	// Dialer opens connections one by one, for a workload whose threads
 	// open their own (Hooks.OwnConnections).
 	Dialer conn.Dialer

@@ -29,17 +29,29 @@ func (e *env) legacy(L *lua.LState) {
 }
 
 // legacyDB is the 0.5-era db_* API as sysbench 1.0 keeps it, on one
-// connection per thread that db_connect opens.
+// connection per thread that db_connect, or the first db_* call, opens.
 const legacyDB = `
 local con
 DB_ERROR_NONE, DB_ERROR_RESTART_TRANSACTION, DB_ERROR_FAILED = 0, 1, 2
-function db_connect() con = sysbench.sql.driver():connect() end
-function db_disconnect() if con then con:disconnect() end end
-function db_query(q) con:query(q) end
-function db_bulk_insert_init(q) con:bulk_insert_init(q) end
-function db_bulk_insert_next(v) con:bulk_insert_next(v) end
-function db_bulk_insert_done() con:bulk_insert_done() end
-function db_prepare(q) return {stmt = con:prepare(q)} end
+-- sysbench connects a thread on its first db_* call when the script did
+-- not call db_connect.
+local function c()
+  if not con then
+    local drv = sysbench.sql.driver()
+    db_driver = drv:name()
+    local ok, r = pcall(drv.connect, drv)
+    if not ok then error("Failed to connect to the database", 3) end
+    con = r
+  end
+  return con
+end
+function db_connect() c() end
+function db_disconnect() if con then con:disconnect() con = nil end end
+function db_query(q) c():query(q) end
+function db_bulk_insert_init(q) c():bulk_insert_init(q) end
+function db_bulk_insert_next(v) c():bulk_insert_next(v) end
+function db_bulk_insert_done() c():bulk_insert_done() end
+function db_prepare(q) return {stmt = c():prepare(q)} end
 function db_bind_param(s, params)
   local t = sysbench.sql.type
   s.values, s.binds = params, {}

@@ -25,13 +25,21 @@ type Config struct {
 	Seed     uint64
 	Prepared bool // --db-ps-mode=auto
 	Ignore   conn.ErrorSet
-	Out      io.Writer // print
+	Out      io.Writer // print, and sysbench's FATAL lines
+	Notice   io.Writer // sysbench's own lines (verbosity 3 and up); Out when nil
 	Threads  int       // of a run: "Threads started!" once all are initialized
 	Reports  Reports   // sysbench.report_default, report_csv, report_json
 	// Dialer opens the connections scripts ask for (nil: no server);
 	// Driver is --db-driver, which sysbench.sql.driver() checks.
 	Dialer conn.Dialer
 	Driver string
+}
+
+func (c *Config) notice() io.Writer {
+	if c.Notice != nil {
+		return c.Notice
+	}
+	return c.Out
 }
 
 // Reports print a stat table's figures as sysbench's report functions do.
@@ -156,7 +164,7 @@ func (r *Run) NewWorker(_ driver.Conn, th *worker.Thread) (worker.Worker, error)
 		return nil, &workload.Message{Text: "FATAL: " + err.Error() + "\nFATAL: Thread initialization failed!"}
 	}
 	if r.inited.Add(1) == int64(r.c.Threads) {
-		fmt.Fprintf(r.c.Out, "Threads started!\n\n")
+		fmt.Fprintf(r.c.notice(), "Threads started!\n\n")
 	}
 	return &luaWorker{t: t, own: r.s.Has["thread_run"]}, nil
 }
@@ -277,7 +285,7 @@ func (s *Script) Command(ctx context.Context, name string, c Config, threads int
 		n = max(threads, 1)
 	}
 	if n > 1 {
-		fmt.Fprintf(c.Out, "Initializing worker threads...\n\n")
+		fmt.Fprintf(c.notice(), "Initializing worker threads...\n\n")
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, n)

@@ -15,7 +15,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -228,8 +227,6 @@ func Load(path, command string) (*Script, error) {
 	return s, nil
 }
 
-var parseErr = regexp.MustCompile(`^(.*) line:(\d+)\(column:\d+\) near '(.*)':\s+(.*)$`)
-
 // compile parses a Lua chunk once; every thread's state runs the same proto.
 func compile(path string, src []byte) (*lua.FunctionProto, error) {
 	text := string(src)
@@ -242,13 +239,7 @@ func compile(path string, src []byte) (*lua.FunctionProto, error) {
 	}
 	chunk, err := parse.Parse(strings.NewReader(text), path)
 	if err != nil {
-		// gopher-lua says "f.lua line:2(column:5) near '=':   syntax error";
-		// Lua (and sysbench) "f.lua:2: ... near '='".
-		msg := strings.TrimSpace(err.Error())
-		if m := parseErr.FindStringSubmatch(msg); m != nil {
-			msg = fmt.Sprintf("%s:%s: %s near '%s'", m[1], m[2], strings.TrimSpace(m[4]), m[3])
-		}
-		return nil, errors.New(msg)
+		return nil, errors.New(luaSyntaxError(err.Error(), string(src)))
 	}
 	return lua.Compile(chunk, path)
 }

@@ -128,3 +128,21 @@ func TestFormat(t *testing.T) {
 		t.Errorf("format: %q", got)
 	}
 }
+
+// Syntax errors are worded as Lua words them, with the line Lua names
+// (each "want" is LuaJIT's, as sysbench 1.0.20 prints it after FATAL).
+func TestSyntaxErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"foo\n", "f.lua:2: '=' expected near '<eof>'"},
+		{"function f()\n", "f.lua:2: 'end' expected (to close 'function' at line 1) near '<eof>'"},
+		{"x = = 1\n", "f.lua:1: unexpected symbol near '='"},
+		{"print('a'\n", "f.lua:2: ')' expected (to close '(' at line 1) near '<eof>'"},
+		{"if x then\n", "f.lua:2: 'end' expected (to close 'if' at line 1) near '<eof>'"},
+		{"for i=1,2 do\n  while true do\n  end\n-- end\n", "f.lua:5: 'end' expected (to close 'for' at line 1) near '<eof>'"},
+	} {
+		_, err := compile("f.lua", []byte(c.src))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: got %v, want %s", c.src, err, c.want)
+		}
+	}
+}

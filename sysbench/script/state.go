@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -42,6 +41,7 @@ type env struct {
 	// conns are the connections this state opened: reconnected after a
 	// lost connection, closed when the thread ends.
 	conns []*connection
+	ffi   *lua.LTable // the state's ffi module
 	// uniq and uniqNext give sysbench.rand.unique its run-wide sequence.
 	uniq     *random.UniqueSeq
 	uniqNext func() uint32
@@ -94,7 +94,6 @@ func (s *Script) newState(e *env) *lua.LState {
 	L.SetField(sb, "version", lua.LString(Version))
 	L.SetField(sb, "version_string", lua.LString("sysbench "+Version))
 	L.SetField(sb, "tid", lua.LNumber(e.tid))
-	L.SetGlobal("thread_id", lua.LNumber(e.tid)) // the 0.5-era name
 	opt := L.NewTable()
 	for k, v := range e.opt {
 		opt.RawSetString(k, v)
@@ -106,6 +105,7 @@ func (s *Script) newState(e *env) *lua.LState {
 	}
 	L.SetField(cmdline, "PARALLEL_COMMAND", lua.LTrue)
 	L.SetField(cmdline, "script_path", lua.LString(s.Path))
+	s.cmdlineAPI(L, cmdline, e)
 	L.SetField(sb, "cmdline", cmdline)
 	L.SetField(sb, "hooks", L.NewTable())
 	errs := L.NewTable()
@@ -130,8 +130,9 @@ func (s *Script) newState(e *env) *lua.LState {
 			return 0
 		}))
 	}
-	L.PreloadModule("ffi", e.ffiModule)
+	L.PreloadModule("ffi", func(L *lua.LState) int { L.Push(e.ffiModule(L)); return 1 })
 	L.SetGlobal("bit", bitModule(L))
+	s.globals(L, e)
 	e.legacy(L)
 	return L
 }
@@ -170,49 +171,6 @@ func histogramTable(L *lua.LState, e *env) *lua.LTable {
 // restartEvent is sysbench.error.RESTART_EVENT: an error the script's event
 // raised that --mysql-ignore-errors covers; the event runs again.
 const restartEvent = 1
-
-// ffiModule is what scripts get from require("ffi"): LuaJIT's FFI cannot be
-// had in pure Go, so cdef accepts declarations and C offers the functions
-// scripts call through it; any other stops the script naming it.
-func (e *env) ffiModule(L *lua.LState) int {
-	m := L.NewTable()
-	L.SetField(m, "cdef", L.NewFunction(func(*lua.LState) int { return 0 }))
-	c := L.NewTable()
-	counters := map[string]measure.Counter{"SB_CNT_READ": measure.Reads, "SB_CNT_WRITE": measure.Writes,
-		"SB_CNT_OTHER": measure.Others, "SB_CNT_ERROR": measure.Errors, "SB_CNT_RECONNECT": measure.Reconnects}
-	ids := map[measure.Counter]int{}
-	i := 0
-	for _, n := range []string{"SB_CNT_OTHER", "SB_CNT_READ", "SB_CNT_WRITE", "SB_CNT_TRX", "SB_CNT_ERROR", "SB_CNT_RECONNECT"} {
-		L.SetField(c, n, lua.LNumber(i))
-		if k, ok := counters[n]; ok {
-			ids[k] = i
-		}
-		i++
-	}
-	byID := map[int]measure.Counter{}
-	for k, v := range ids {
-		byID[v] = k
-	}
-	L.SetField(c, "sb_counter_inc", L.NewFunction(func(L *lua.LState) int {
-		if k, ok := byID[L.CheckInt(2)]; ok {
-			e.count(k)
-		}
-		return 0
-	}))
-	L.SetField(c, "usleep", L.NewFunction(func(L *lua.LState) int {
-		time.Sleep(time.Duration(L.CheckInt64(1)) * time.Microsecond)
-		return 0
-	}))
-	mt := L.NewTable()
-	L.SetField(mt, "__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("ffi.C.%s is not available in oltpbench's Lua (no LuaJIT FFI): only sb_counter_inc and usleep are", L.CheckString(2))
-		return 0
-	}))
-	L.SetMetatable(c, mt)
-	L.SetField(m, "C", c)
-	L.Push(m)
-	return 1
-}
 
 // modules are the compiled modules require loaded, by file.
 var modules sync.Map // path -> *lua.FunctionProto
