@@ -332,7 +332,7 @@ func (s *suite) prewarm(ctx context.Context, pool *conn.Pool, threads int, out i
 func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 	o := s.o
 	o.Threads = c.Threads
-	sr := &suiteRun{s: s, c: c, rep: &Report{W: c.Out, Percentile: s.percentile, Percentiles: s.pcts,
+	sr := &suiteRun{s: s, c: c, rep: &Report{W: c.Out, HookW: c.Stdout, Percentile: s.percentile, Percentiles: s.pcts,
 		Histogram: s.histogram, Rate: c.Options.Rate > 0}}
 	if s.script == nil {
 		sr.events = s.test.NewRun(o, s.dist, c.Seed)

@@ -227,8 +227,8 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 	if s.verbosity >= 3 {
 		PrintBanner(out, workload.Tool)
 	}
-	if len(args) == 0 && s.stdin {
-		return s.scriptFront([]string{"stdin"}, out)
+	if s.stdin && (len(args) == 0 || args[0] == "-") {
+		return s.scriptFront(append([]string{"-"}, args[min(1, len(args)):]...), out)
 	}
 	if len(args) == 0 {
 		return false, &workload.Message{Text: "oltpbench: name a test and a command, e.g. oltpbench sysbench oltp_read_write run (sysbench would read a Lua script from standard input)"}
@@ -306,25 +306,27 @@ func rawArg(args []string, flag string) string {
 
 // rewrite reads the deprecated options as sysbench does before it parses
 // the command line: --test=PATH names the test (it goes first, where the
-// test stands), --max-requests and --max-time say what replaces them.
+// test stands), and each deprecated alias given a value other than its
+// default says what replaces it, in sysbench's order.
 func rewrite(args []string, stdout, stderr io.Writer) []string {
 	var test string
 	var rest []string
-	var warnEvents, warnTime bool
+	given := map[string]bool{}
 	for i, a := range args {
 		if a == "--" {
 			rest = append(rest, args[i:]...)
 			break
 		}
 		name, value, _ := strings.Cut(a, "=")
-		switch strings.ReplaceAll(name, "_", "-") {
-		case "--test":
+		name = strings.ReplaceAll(name, "_", "-")
+		if name == "--test" {
 			test = value
 			continue
-		case "--max-requests":
-			warnEvents = true
-		case "--max-time":
-			warnTime = true
+		}
+		for _, d := range deprecated {
+			if name == "--"+d.old && value != d.def {
+				given[d.old] = true
+			}
 		}
 		rest = append(rest, a)
 	}
@@ -332,11 +334,16 @@ func rewrite(args []string, stdout, stderr io.Writer) []string {
 		fmt.Fprintln(stderr, "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.")
 		rest = append([]string{test}, rest...)
 	}
-	if warnEvents {
-		fmt.Fprintln(stdout, "WARNING: --max-requests is deprecated, use --events instead")
-	}
-	if warnTime {
-		fmt.Fprintln(stdout, "WARNING: --max-time is deprecated, use --time instead")
+	for _, d := range deprecated {
+		if given[d.old] {
+			fmt.Fprintf(stdout, "WARNING: --%s is deprecated, use --%s instead\n", d.old, d.new)
+		}
 	}
 	return rest
+}
+
+// deprecated are sysbench's deprecated aliases, in the order it warns of
+// them, with the default that draws no warning.
+var deprecated = []struct{ old, new, def string }{
+	{"num-threads", "threads", "1"}, {"max-requests", "events", "0"}, {"max-time", "time", "0"}, {"tx-rate", "rate", "0"},
 }

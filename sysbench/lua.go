@@ -68,8 +68,8 @@ func isNative(name string) bool {
 // theirs (--oltp-table-size=N as the global oltp_table_size).
 func (s *suite) Declare(args []string, fs *pflag.FlagSet) {
 	test, command := firstTest(args, fs)
-	if test == "" {
-		if !stdinScript(args) {
+	if test == "" || test == "-" {
+		if test == "" && !stdinScript(args) {
 			return
 		}
 		s.stdin = true
@@ -125,7 +125,10 @@ func (s *suite) scriptValues() (map[string]lua.LValue, error) {
 		v := f.Value.String()
 		if o, ok := s.script.Options[name]; ok {
 			lv, e := o.Value(name, v, f.Changed)
-			if e != nil && err == nil {
+			switch {
+			case e != nil && err == nil && o.Type == script.ArgBool: // sysbench's parser refuses it
+				err = &workload.Message{Text: "invalid option: --" + f.Name + "=" + v}
+			case e != nil && err == nil:
 				err = &workload.Message{Text: e.Error()}
 			}
 			m[name] = lv
@@ -263,6 +266,10 @@ func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
 		return false, &workload.Message{Text: fmt.Sprintf("FATAL: Cannot find benchmark '%s': no such built-in test, file or module", args[0]),
 			Hint: "oltpbench: looked in " + strings.Join(nf.Looked, ", ") + "; the built-in tests are " + strings.Join(Names(), ", ")}
 	case s.scriptErr != nil:
+		var le *script.LoadError
+		if errors.As(s.scriptErr, &le) {
+			fmt.Fprint(out, le.Printed)
+		}
 		return false, &workload.Message{Text: "FATAL: " + s.scriptErr.Error()}
 	}
 	s.script.Printed.WriteTo(out)
@@ -272,7 +279,11 @@ func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
 	notImplemented := &workload.Message{Text: fmt.Sprintf("'%s' test does not implement the '%s' command.", args[0], args[1])}
 	switch c := args[1]; {
 	case c == "help" && s.script.Has["help"]:
-		if err := s.script.Help(out); err != nil {
+		opt, err := s.scriptValues()
+		if err != nil {
+			return false, err
+		}
+		if err := s.script.Help(out, opt); err != nil {
 			return false, &workload.Message{Text: "FATAL: " + err.Error()}
 		}
 		return true, nil

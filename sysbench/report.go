@@ -21,6 +21,10 @@ const Version = "1.0.20"
 // and final reports, column for column, so existing parsers keep working.
 type Report struct {
 	W           io.Writer
+	// HookW gets what a script's report hooks print through
+	// sysbench.report_default, report_csv and report_json: at any
+	// verbosity, as sysbench prints them (W when nil).
+	HookW       io.Writer
 	Percentile  float64   // --percentile (0 disables)
 	Percentiles []float64 // --percentiles: extra lines in the final report
 	Histogram   bool      // --histogram
@@ -110,26 +114,33 @@ func rates(st map[string]float64) (tps, qps, rd, wr, ot, errs, reconn float64) {
 }
 
 // PrintStat prints an interval's line.
-func (r *Report) PrintStat(st map[string]float64) { r.printStat(st, "err/s:") }
+func (r *Report) PrintStat(st map[string]float64) { r.printStat(r.W, st, "err/s:") }
+
+func (r *Report) hookW() io.Writer {
+	if r.HookW != nil {
+		return r.HookW
+	}
+	return r.W
+}
 
 // PrintDefault prints an interval's line as sysbench.report_default does
 // (its "err/s" has no colon, unlike sysbench's own interval lines).
-func (r *Report) PrintDefault(st map[string]float64) { r.printStat(st, "err/s") }
+func (r *Report) PrintDefault(st map[string]float64) { r.printStat(r.hookW(), st, "err/s") }
 
-func (r *Report) printStat(st map[string]float64, errs string) {
+func (r *Report) printStat(w io.Writer, st map[string]float64, errs string) {
 	tps, qps, rd, wr, ot, e, reconn := rates(st)
 	at := elapsed(time.Duration(st["time_total"] * float64(time.Second)))
-	fmt.Fprintf(r.W, "[ %ss ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f %s %4.2f reconn/s: %4.2f\n",
+	fmt.Fprintf(w, "[ %ss ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f %s %4.2f reconn/s: %4.2f\n",
 		at, int(st["threads_running"]), tps, qps, rd, wr, ot, pctName(r.Percentile), st["latency_pct"], errs, e, reconn)
 	if r.Rate {
-		fmt.Fprintf(r.W, "[ %ss ] queue length: %d, concurrency: %d\n", at, int64(st["queue_length"]), int64(st["concurrency"]))
+		fmt.Fprintf(w, "[ %ss ] queue length: %d, concurrency: %d\n", at, int64(st["queue_length"]), int64(st["concurrency"]))
 	}
 }
 
 // PrintCSV prints a stat as sysbench.report_csv does.
 func (r *Report) PrintCSV(st map[string]float64) {
 	tps, qps, rd, wr, ot, errs, reconn := rates(st)
-	fmt.Fprintf(r.W, "%.0f,%d,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f\n", st["time_total"], int(st["threads_running"]),
+	fmt.Fprintf(r.hookW(), "%.0f,%d,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f\n", st["time_total"], int(st["threads_running"]),
 		tps, qps, rd, wr, ot, st["latency_pct"], errs, reconn)
 }
 
@@ -141,14 +152,14 @@ func (r *Report) PrintJSON(st map[string]float64) {
 	if !r.jsonOpen {
 		sep, r.jsonOpen = "[\n", true
 	}
-	fmt.Fprintf(r.W, "%s  {\n    \"time\": %4.0f,\n    \"threads\": %d,\n    \"tps\": %4.2f,\n    \"qps\": {\n      \"total\": %4.2f,\n      \"reads\": %4.2f,\n      \"writes\": %4.2f,\n      \"other\": %4.2f\n    },\n    \"latency\": %4.2f,\n    \"errors\": %4.2f,\n    \"reconnects\": %4.2f\n  }",
+	fmt.Fprintf(r.hookW(), "%s  {\n    \"time\": %4.0f,\n    \"threads\": %d,\n    \"tps\": %4.2f,\n    \"qps\": {\n      \"total\": %4.2f,\n      \"reads\": %4.2f,\n      \"writes\": %4.2f,\n      \"other\": %4.2f\n    },\n    \"latency\": %4.2f,\n    \"errors\": %4.2f,\n    \"reconnects\": %4.2f\n  }",
 		sep, st["time_total"], int(st["threads_running"]), tps, qps, rd, wr, ot, st["latency_pct"], errs, reconn)
 }
 
 // EndJSON closes the array PrintJSON opened, if it did.
 func (r *Report) EndJSON() {
 	if r.jsonOpen {
-		fmt.Fprintf(r.W, "\n]\n")
+		fmt.Fprintf(r.hookW(), "\n]\n")
 		r.jsonOpen = false
 	}
 }

@@ -13,7 +13,7 @@ func (e *env) legacy(L *lua.LState) {
 	rnd := L.GetGlobal("sysbench").(*lua.LTable).RawGetString("rand").(*lua.LTable)
 	alias := map[string]string{
 		"sb_rand": "default", "sb_rand_uniform": "uniform", "sb_rand_gaussian": "gaussian",
-		"sb_rand_special": "special", "sb_rand_str": "string", "sb_rand_uniq": "unique",
+		"sb_rand_special": "special", "sb_rand_str": "string",
 		"sb_rand_varstr": "varstring", "rand_uniform": "uniform", "rand_gaussian": "gaussian",
 		"rand_special": "special", "rand_pareto": "pareto", "rand_zipfian": "zipfian",
 		"rand_uniform_uint64": "uniform_uint64", "rand_uniform_double": "uniform_double",
@@ -46,6 +46,15 @@ local function c()
   return con
 end
 function db_connect() c() end
+-- sb_rand_uniq draws from the run's unique sequence until a value falls in
+-- [a, b]; sb_rnd is 32 random bits.
+function sb_rand_uniq(a, b)
+  a, b = a or 0, b or 4294967295
+  local r
+  repeat r = sysbench.rand.unique() until r >= a and r <= b
+  return r
+end
+function sb_rnd() return sysbench.rand.uniform_uint64() % 4294967296 end
 function db_disconnect() if con then con:disconnect() con = nil end end
 function db_query(q) c():query(q) end
 function db_bulk_insert_init(q) c():bulk_insert_init(q) end

@@ -293,22 +293,28 @@ func (s *Script) Command(ctx context.Context, name string, c Config, threads int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[tid] = r.command(name, fnName, tid)
+			errs[tid] = r.command(name, fnName, tid, parallel)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// command runs a command's function in a state of thread tid.
-func (r *Run) command(name, fnName string, tid int) error {
+// command runs a command's function in a state of thread tid. A command
+// that is not parallel runs, in sysbench, in the state that loaded the
+// script, whose body printed once already (Printed): its body runs quiet.
+func (r *Run) command(name, fnName string, tid int, parallel bool) error {
 	e := r.env(name, tid, nil)
 	L := r.s.newState(e)
 	defer L.Close()
 	defer e.closeAll()
+	if !parallel {
+		e.out = io.Discard
+	}
 	if err := r.s.runMain(L); err != nil {
 		return err
 	}
+	e.out = r.c.Out
 	fn := L.GetGlobal(fnName)
 	if fnName == "" {
 		def := L.GetGlobal("sysbench").(*lua.LTable).RawGetString("cmdline").(*lua.LTable).RawGetString("commands").(*lua.LTable).RawGetString(name).(*lua.LTable)

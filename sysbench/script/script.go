@@ -160,6 +160,16 @@ func parseSize(s string) (float64, error) {
 	return float64(n) * mult, err
 }
 
+// LoadError is a script whose body failed as it loaded, with what the body
+// had printed before (sysbench shows both).
+type LoadError struct {
+	Err     error
+	Printed string
+}
+
+func (e *LoadError) Error() string { return e.Err.Error() }
+func (e *LoadError) Unwrap() error { return e.Err }
+
 // NotFoundError says where a script was looked for.
 type NotFoundError struct {
 	Name   string
@@ -175,24 +185,28 @@ func IsPath(name string) bool {
 	return strings.ContainsRune(name, '/') || strings.HasSuffix(name, ".lua")
 }
 
-// Find looks for a script as sysbench does: the name, the name with .lua,
-// in the current directory, on LUA_PATH, then in InstalledDir.
+// Find looks for a script as sysbench does: a file by the name given;
+// else, for a bare name, the module of that name as require finds it
+// (LUA_PATH's templates, "./?.lua" when LUA_PATH is unset or has ";;"),
+// then InstalledDir, where sysbench keeps its own; a path with ".lua"
+// added last.
 func Find(name string) (string, error) {
-	var cands []string
-	add := func(p string) {
-		cands = append(cands, p)
-		if !strings.HasSuffix(p, ".lua") {
-			cands = append(cands, p+".lua")
+	cands := []string{name}
+	if IsPath(name) {
+		if !strings.HasSuffix(name, ".lua") {
+			cands = append(cands, name+".lua")
 		}
-	}
-	add(name)
-	if !IsPath(name) {
-		for _, t := range strings.Split(os.Getenv("LUA_PATH"), ";") {
-			if t = strings.TrimSpace(t); t != "" && t != ";;" && strings.Contains(t, "?") {
+	} else {
+		lp, set := os.LookupEnv("LUA_PATH")
+		if !set || strings.Contains(lp, ";;") {
+			lp += ";./?.lua"
+		}
+		for _, t := range strings.Split(lp, ";") {
+			if t = strings.TrimSpace(t); strings.Contains(t, "?") {
 				cands = append(cands, strings.ReplaceAll(t, "?", name))
 			}
 		}
-		add(filepath.Join(InstalledDir, name))
+		cands = append(cands, filepath.Join(InstalledDir, name+".lua"))
 	}
 	for _, c := range cands {
 		if st, err := os.Stat(c); err == nil && !st.IsDir() {
@@ -219,10 +233,10 @@ func Load(path, command string) (*Script, error) {
 	L := s.newState(&env{command: command, tid: 0, out: &s.Printed})
 	defer L.Close()
 	if err := s.runMain(L); err != nil {
-		return nil, err
+		return nil, &LoadError{Err: err, Printed: s.Printed.String()}
 	}
 	if err := s.readDeclarations(L); err != nil {
-		return nil, err
+		return nil, &LoadError{Err: err, Printed: s.Printed.String()}
 	}
 	return s, nil
 }
@@ -392,9 +406,10 @@ func (s *Script) PrintOptions(w io.Writer) {
 	fmt.Fprintln(w)
 }
 
-// Help calls the script's help function, as `sysbench <script> help` does.
-func (s *Script) Help(out io.Writer) error {
-	e := &env{command: "help", out: io.Discard}
+// Help calls the script's help function, as `sysbench <script> help` does,
+// with sysbench.opt as opt.
+func (s *Script) Help(out io.Writer, opt map[string]lua.LValue) error {
+	e := &env{command: "help", out: io.Discard, opt: opt}
 	L := s.newState(e)
 	defer L.Close()
 	if err := s.runMain(L); err != nil {

@@ -110,9 +110,15 @@ func TestFind(t *testing.T) {
 	if p, err := Find("mine"); err != nil || p != filepath.Join(dir, "mine.lua") {
 		t.Errorf("Find on LUA_PATH: %q %v", p, err)
 	}
+	// A bare name is a module: LUA_PATH set without ";;" is the whole
+	// search path, as require has it; then sysbench's own folder.
 	_, err := Find("nowhere_at_all")
-	if err == nil || !strings.Contains(err.Error(), "looked in nowhere_at_all, nowhere_at_all.lua") {
-		t.Errorf("not found: %v", err)
+	if want := "looked in nowhere_at_all, " + filepath.Join(dir, "nowhere_at_all.lua") + ", /usr/share/sysbench/nowhere_at_all.lua"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("not found: %v, want %s", err, want)
+	}
+	t.Setenv("LUA_PATH", filepath.Join(dir, "?.lua")+";;")
+	if _, err := Find("nowhere_at_all"); err == nil || !strings.Contains(err.Error(), "./nowhere_at_all.lua") {
+		t.Errorf("with ;; the default ./?.lua is searched: %v", err)
 	}
 }
 
