@@ -20,7 +20,7 @@ const Version = "1.0.20"
 // Report writes sysbench 1.0.20's text: the header, interval lines, checkpoint
 // and final reports, column for column, so existing parsers keep working.
 type Report struct {
-	W           io.Writer
+	W io.Writer
 	// HookW gets what a script's report hooks print through
 	// sysbench.report_default, report_csv and report_json: at any
 	// verbosity, as sysbench prints them (W when nil).
