@@ -38,7 +38,7 @@ func firstTest(args []string, fs *pflag.FlagSet) (test, command string) {
 		if a == "--" {
 			break
 		}
-		if strings.HasPrefix(a, "-") {
+		if a != "-" && strings.HasPrefix(a, "-") { // "-" is standard input
 			if options.TakesValue(fs, a) {
 				i++
 			}
@@ -273,7 +273,7 @@ func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
 		return false, &workload.Message{Text: "FATAL: " + s.scriptErr.Error()}
 	}
 	s.script.Printed.WriteTo(out)
-	if len(args) == 1 {
+	if len(args) == 1 || s.stdin {
 		return true, nil // sysbench runs the script's body and stops
 	}
 	notImplemented := &workload.Message{Text: fmt.Sprintf("'%s' test does not implement the '%s' command.", args[0], args[1])}

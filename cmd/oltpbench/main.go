@@ -93,21 +93,12 @@ func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// printMessage prints a peer tool's message as the peer does: its text,
-// ending with a newline unless the peer ends it without one, and then
-// oltpbench's hint, only for a person (stderr a terminal, or --verbosity
-// 4 and up): a script or harness reading the output sees the peer's lines.
+// printMessage prints a peer tool's message as the peer does, then
+// oltpbench's hint only for a person (stderr a terminal, or --verbosity 4
+// and up): a script or harness reading the output sees the peer's lines.
 func printMessage(w io.Writer, m *workload.Message, args []string) {
-	text := loader.RedactURL(m.Text)
-	if m.NoEOL {
-		fmt.Fprint(w, text)
-	} else {
-		fmt.Fprintln(w, text)
-	}
+	fmt.Fprintln(w, loader.RedactURL(m.Text))
 	if m.Hint != "" && (term.Is(w) || verbosity(args) >= 4) {
-		if m.NoEOL {
-			fmt.Fprintln(w)
-		}
 		fmt.Fprintln(w, loader.RedactURL(m.Hint))
 	}
 }

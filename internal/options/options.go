@@ -91,17 +91,14 @@ func (v Int) Set(s string) error {
 func (v Int) String() string { return strconv.Itoa(*v.P) }
 func (v Int) Type() string   { return "N" }
 
-// List is a comma-separated list; repeats replace (as sysbench's options do).
+// List is a comma-separated list; a repeat replaces the list given before
+// (sysbench's --mysql-host=a,b --mysql-host=c is c alone).
 type List struct {
-	P   *[]string
-	set bool
+	P *[]string
 }
 
 func (l *List) Set(s string) error {
-	if !l.set {
-		*l.P = nil
-		l.set = true
-	}
+	*l.P = nil
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			*l.P = append(*l.P, f)

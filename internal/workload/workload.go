@@ -297,9 +297,6 @@ type FlagErrorer interface {
 type Message struct {
 	Text string
 	Hint string
-	// NoEOL: the peer ends Text without a newline (sysbench's last FATAL
-	// line of a Lua error).
-	NoEOL bool
 }
 
 func (m *Message) Error() string {

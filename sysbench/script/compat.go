@@ -1,10 +1,13 @@
 package script
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -156,4 +159,49 @@ func (e *env) ffiModule(L *lua.LState) *lua.LTable {
 	L.SetField(m, "C", c)
 	e.ffi = m
 	return m
+}
+
+// logger prints sysbench's own messages (FATAL:, ALERT:) as its logger
+// does: a message equal to the one before is not printed again but
+// counted, and the count is said before the next different message.
+type logger struct {
+	mu      sync.Mutex
+	w       io.Writer
+	last    string
+	repeats int
+}
+
+func (l *logger) printf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if msg == l.last {
+		l.repeats++
+		return
+	}
+	if l.repeats > 0 {
+		fmt.Fprintf(l.w, "(last message repeated %d times)\n", l.repeats)
+	}
+	l.last, l.repeats = msg, 0
+	fmt.Fprint(l.w, msg)
+}
+
+// logf prints one of sysbench's messages through the run's logger (to the
+// state's output when it has none).
+func (e *env) logf(format string, args ...any) {
+	if e.log == nil {
+		fmt.Fprintf(e.out, format, args...)
+		return
+	}
+	e.log.printf(format, args...)
+}
+
+// raise raises msg as luaL_error does: after the position of the Lua code
+// that called the API function, or bare when pcall called it directly.
+func raise(L *lua.LState, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if w := L.Where(1); w != "" && w != "[G]:" {
+		msg = w + " " + msg
+	}
+	L.Error(lua.LString(msg), 0)
 }

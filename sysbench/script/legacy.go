@@ -40,7 +40,7 @@ local function c()
     local drv = sysbench.sql.driver()
     db_driver = drv:name()
     local ok, r = pcall(drv.connect, drv)
-    if not ok then error("Failed to connect to the database", 3) end
+    if not ok then error("Failed to connect to the database", 4) end -- gopher-lua counts c itself as 2: 4 is db_*'s caller
     con = r
   end
   return con

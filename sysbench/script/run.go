@@ -57,6 +57,8 @@ type Run struct {
 	next   atomic.Uint32
 	main   *lua.LState // init and done run here
 	inited atomic.Int64
+	log     *logger
+	logOnce sync.Once
 	// usedSQL: a state asked for sysbench.sql's driver; sysbench's report
 	// has SQL statistics only then.
 	usedSQL atomic.Bool
@@ -91,7 +93,7 @@ func (r *Run) env(command string, tid int, th *worker.Thread) *env {
 	rnd.SetDist(r.c.Dists["default"])
 	e := &env{command: command, tid: tid, opt: r.c.Opt, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th,
 		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }, reports: r.c.Reports, usedSQL: &r.usedSQL,
-		prepared: r.c.Prepared, driverName: r.c.Driver}
+		prepared: r.c.Prepared, driverName: r.c.Driver, log: r.logger()}
 	if e.driverName == "" {
 		e.driverName = "mysql"
 	}
@@ -99,6 +101,12 @@ func (r *Run) env(command string, tid int, th *worker.Thread) *env {
 		e.dial = func() (driver.Conn, conn.Endpoint, error) { return d.Connect(context.Background()) }
 	}
 	return e
+}
+
+// logger is the run's: one for all its states, as sysbench has one.
+func (r *Run) logger() *logger {
+	r.logOnce.Do(func() { r.log = &logger{w: r.c.Out} })
+	return r.log
 }
 
 // HasHook says whether the script set sysbench.hooks[name]
@@ -200,7 +208,7 @@ func (w *luaWorker) Event() (int, error) {
 			}
 			return 0, e.raisedErr
 		}
-		return 0, &workload.Message{Text: fmt.Sprintf("FATAL: `thread_run' function failed: %v", luaError(err)), NoEOL: true}
+		return 0, &workload.Message{Text: fmt.Sprintf("FATAL: `thread_run' function failed: %v", luaError(err))}
 	}
 	ret := L.Get(-1)
 	L.Pop(1)

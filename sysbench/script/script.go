@@ -230,7 +230,7 @@ func Load(path, command string) (*Script, error) {
 	sum := sha256.Sum256(src)
 	s := &Script{Path: path, Name: strings.TrimSuffix(filepath.Base(path), ".lua"), SHA256: hex.EncodeToString(sum[:]),
 		proto: proto, Options: map[string]Option{}, Commands: map[string]bool{}, Parallel: map[string]bool{}, Has: map[string]bool{}}
-	L := s.newState(&env{command: command, tid: 0, out: &s.Printed})
+	L := s.newState(&env{command: command, tid: 0, out: &s.Printed, declaring: true})
 	defer L.Close()
 	if err := s.runMain(L); err != nil {
 		return nil, &LoadError{Err: err, Printed: s.Printed.String()}
@@ -409,7 +409,7 @@ func (s *Script) PrintOptions(w io.Writer) {
 // Help calls the script's help function, as `sysbench <script> help` does,
 // with sysbench.opt as opt.
 func (s *Script) Help(out io.Writer, opt map[string]lua.LValue) error {
-	e := &env{command: "help", out: io.Discard, opt: opt}
+	e := &env{command: "help", out: io.Discard, opt: opt, declaring: true}
 	L := s.newState(e)
 	defer L.Close()
 	if err := s.runMain(L); err != nil {

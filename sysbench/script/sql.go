@@ -37,6 +37,10 @@ const bulkPacket = 512 * 1024
 type connection struct {
 	sess  *worker.Session // nil once disconnected
 	stmts []*statement    // prepared here: prepared again after a reconnect
+	// rs is the connection's one result set, as sysbench has one: every
+	// query fills it anew and returns it (rsUD); free and query_row free it.
+	rs   *resultSet
+	rsUD *lua.LUserData
 	bulk  []byte          // a bulk insert in progress: its statement so far
 	head  int             // the statement's length without values
 	rows  int
@@ -55,9 +59,12 @@ type statement struct {
 	rsUD *lua.LUserData
 }
 
-// param is one bound value of a statement (stmt:bind_create).
+// param is one bound value of a statement (stmt:bind_create); max is a
+// CHAR or VARCHAR's buffer length, to which a longer string is cut, as
+// sysbench's bind buffer cuts it.
 type param struct {
 	typ int
+	max int
 	val lua.LValue
 }
 
@@ -66,6 +73,7 @@ type resultSet struct {
 	next  int
 	nflds int
 	count int // rows counted but not kept (a prepared statement's)
+	freed bool
 }
 
 // nrows is the result's row count.
@@ -89,9 +97,9 @@ func (e *env) sqlTable(L *lua.LState) *lua.LTable {
 		if e.usedSQL != nil {
 			e.usedSQL.Store(true)
 		}
-		if e.driverName != "mysql" {
-			fmt.Fprintf(e.out, "FATAL: invalid database driver name: '%s'\n", e.driverName)
-			L.RaiseError("failed to initialize the DB driver")
+		if name := L.OptString(1, e.driverName); name != "mysql" && !(name == "" && e.declaring) {
+			e.logf("FATAL: invalid database driver name: '%s'\n", name)
+			raise(L, "failed to initialize the DB driver")
 		}
 		ud := L.NewUserData()
 		ud.Value = "mysql"
@@ -126,8 +134,12 @@ func (e *env) registerTypes(L *lua.LState) {
 		"name": func(L *lua.LState) int { L.Push(lua.LString("mysql")); return 1 },
 		"connect": func(L *lua.LState) int {
 			c := &connection{}
+			if e.declaring {
+				e.pushUD(L, c, "sql_connection")
+				return 1
+			}
 			if err := e.open(c); err != nil {
-				L.RaiseError("connection creation failed")
+				raise(L, "connection creation failed")
 			}
 			e.conns = append(e.conns, c)
 			e.pushUD(L, c, "sql_connection")
@@ -158,7 +170,7 @@ func (e *env) registerTypes(L *lua.LState) {
 	}, nil)
 	methods("sql_result", "<sql_result>", map[string]lua.LGFunction{
 		"fetch_row": e.fetchRow,
-		"free":      func(L *lua.LState) int { return 0 },
+		"free":      e.resultFree,
 	}, func(L *lua.LState) int {
 		rs := L.CheckUserData(1).Value.(*resultSet)
 		switch L.CheckString(2) {
@@ -209,7 +221,8 @@ var rowKeywords = []string{"SELECT", "SHOW", "WITH", "EXPLAIN", "DESCRIBE", "DES
 // conQuery is con:query(sql): a result set for statements that return
 // rows, else an empty result.
 func (e *env) conQuery(L *lua.LState) int {
-	e.pushUD(L, e.textQuery(L), "sql_result")
+	e.textQuery(L)
+	L.Push(checkConn(L).rsUD)
 	return 1
 }
 
@@ -217,11 +230,19 @@ func (e *env) conQuery(L *lua.LState) int {
 func (e *env) textQuery(L *lua.LState) *resultSet {
 	c := checkConn(L)
 	q := L.CheckString(2)
-	rs, err := e.query(c.session(L), q)
+	sess := c.session(L, e)
+	rs, err := e.query(sess, q)
 	if err != nil {
 		e.raiseSQL(L, c, q, err, false)
 	}
-	return rs
+	if c.rs == nil {
+		c.rs = &resultSet{}
+		c.rsUD = L.NewUserData()
+		c.rsUD.Value = c.rs
+		L.SetMetatable(c.rsUD, L.GetTypeMetatable("sql_result"))
+	}
+	*c.rs = *rs
+	return c.rs
 }
 
 func (e *env) query(sess *worker.Session, q string) (*resultSet, error) {
@@ -275,6 +296,7 @@ func toLua(row []driver.Value) []lua.LValue {
 // conQueryRow is con:query_row(sql): the first row's values.
 func (e *env) conQueryRow(L *lua.LState) int {
 	rs := e.textQuery(L)
+	rs.freed = true
 	if len(rs.rows) == 0 {
 		return 0
 	}
@@ -288,7 +310,7 @@ func (e *env) fetchRow(L *lua.LState) int {
 	rs := L.CheckUserData(1).Value.(*resultSet)
 	if rs.next >= len(rs.rows) {
 		if rs.count > 0 { // sysbench's words for a prepared statement's rows
-			fmt.Fprintf(e.out, "ALERT: attempt to fetch row from an empty result set\n")
+			e.logf("ALERT: attempt to fetch row from an empty result set\n")
 		}
 		L.Push(lua.LNil)
 		return 1
@@ -323,7 +345,7 @@ func (e *env) raiseSQL(L *lua.LState, c *connection, q string, err error, stmt b
 		if stmt {
 			fn = "mysql_stmt_execute()"
 		}
-		fmt.Fprintf(e.out, "FATAL: %s returned error %d (%s) for query '%s'\n", fn, n, msg, q)
+		e.logf("FATAL: %s returned error %d (%s) for query '%s'\n", fn, n, msg, q)
 	}
 	if e.ignore.Has(n) || conn.IsLost(err) {
 		t := L.NewTable()
@@ -338,7 +360,11 @@ func (e *env) raiseSQL(L *lua.LState, c *connection, q string, err error, stmt b
 		e.raised, e.raisedErr = t, err
 		L.Error(t, 0)
 	}
-	v := lua.LString(fmt.Sprintf("SQL error, errno = %d, state = '%s': %s", n, conn.SQLState(err), msg))
+	text := fmt.Sprintf("SQL error, errno = %d, state = '%s': %s", n, conn.SQLState(err), msg)
+	if w := L.Where(1); w != "" && w != "[G]:" { // as luaL_error places it
+		text = w + " " + text
+	}
+	v := lua.LString(text)
 	e.raised, e.raisedErr = v, err
 	L.Error(v, 0)
 }
@@ -351,9 +377,14 @@ func errdescString(t *lua.LTable) string {
 func (e *env) conPrepare(L *lua.LState) int {
 	c := checkConn(L)
 	q := L.CheckString(2)
-	st, err := c.session(L).Prepare(q)
-	if err != nil {
+	st, err := c.session(L, e).Prepare(q)
+	if err != nil && conn.IsLost(err) {
 		e.raiseSQL(L, c, q, err, false)
+	}
+	if err != nil {
+		e.logf("FATAL: mysql_stmt_prepare() failed\n")
+		e.logf("FATAL: MySQL error: %d \"%s\"\n", conn.Number(err), conn.Message(err))
+		raise(L, "SQL API error")
 	}
 	stmt := &statement{c: c, st: st, query: q, rows: returnsRows(q), rs: &resultSet{}}
 	c.stmts = append(c.stmts, stmt)
@@ -372,9 +403,20 @@ func checkStmt(L *lua.LState) *statement {
 	return s
 }
 
+// bindCreate is stmt:bind_create(type[, length]): the integer, floating
+// point and string types, as sysbench binds them; another is refused with
+// sysbench's error.
 func (e *env) bindCreate(L *lua.LState) int {
 	checkStmt(L)
-	e.pushUD(L, &param{typ: L.CheckInt(2), val: lua.LNil}, "sql_param")
+	typ := L.CheckInt(2)
+	if typ < 1 || typ > typeDouble && typ < typeChar || typ >= len(sqlTypes) {
+		L.Error(lua.LString(fmt.Sprintf("Unsupported argument type: %d", typ)), 0)
+	}
+	p := &param{typ: typ, val: lua.LNil}
+	if typ >= typeChar {
+		p.max = L.OptInt(3, 0)
+	}
+	e.pushUD(L, p, "sql_param")
 	return 1
 }
 
@@ -388,7 +430,12 @@ func (e *env) bindParam(L *lua.LState) int {
 		}
 		s.params = append(s.params, p)
 	}
-	return 0
+	if len(s.params) == 0 { // sysbench answers nil to no parameters, 0 to some
+		L.Push(lua.LNil)
+	} else {
+		L.Push(lua.LNumber(0))
+	}
+	return 1
 }
 
 func (e *env) paramSet(L *lua.LState) int {
@@ -430,6 +477,9 @@ func (e *env) stmtExecute(L *lua.LState) int {
 				s.st.Int(i, int64(v))
 			}
 		case lua.LString:
+			if p.max > 0 && len(v) > p.max {
+				v = v[:p.max]
+			}
 			s.st.Str(i, string(v))
 		case lua.LBool:
 			if v {
@@ -489,7 +539,7 @@ func (e *env) bulkNext(L *lua.LState) int {
 
 func (e *env) bulkFlush(L *lua.LState, c *connection) {
 	q := string(c.bulk)
-	k, err := c.session(L).ExecCounted(q)
+	k, err := c.session(L, e).ExecCounted(q)
 	if err != nil {
 		e.raiseSQL(L, c, q, err, false)
 	}
@@ -508,9 +558,10 @@ func (e *env) bulkDone(L *lua.LState) int {
 
 // session is the connection's session; a disconnected one raises, as a
 // statement on a closed connection fails in sysbench.
-func (c *connection) session(L *lua.LState) *worker.Session {
+func (c *connection) session(L *lua.LState, e *env) *worker.Session {
 	if c.sess == nil {
-		L.RaiseError("attempt to use a closed connection")
+		e.logf("ALERT: attempt to use an already closed connection\n")
+		L.RaiseError("SQL API error")
 	}
 	return c.sess
 }
@@ -545,9 +596,9 @@ func (e *env) connectFailed(ep conn.Endpoint, err error) {
 	if ep.Net == "unix" {
 		host, port = "localhost", "3306"
 	}
-	fmt.Fprintf(e.out, "FATAL: unable to connect to MySQL server on host '%s', port %s, aborting...\n", host, port)
+	e.logf("FATAL: unable to connect to MySQL server on host '%s', port %s, aborting...\n", host, port)
 	n, msg := clientError(host, err)
-	fmt.Fprintf(e.out, "FATAL: error %d: %s\n", n, msg)
+	e.logf("FATAL: error %d: %s\n", n, msg)
 }
 
 // clientError is a connect error as MariaDB's client library numbers and
@@ -571,10 +622,12 @@ func clientError(host string, err error) (int, string) {
 // does nothing.
 func (e *env) conDisconnect(L *lua.LState) int {
 	c := checkConn(L)
-	if c.sess != nil {
-		c.sess.Close()
-		c.sess = nil
+	if c.sess == nil {
+		e.logf("ALERT: attempt to close an already closed connection\n")
+		return 0
 	}
+	c.sess.Close()
+	c.sess = nil
 	return 0
 }
 
@@ -611,4 +664,20 @@ func (e *env) reconnectAll() error {
 		}
 	}
 	return nil
+}
+
+// resultFree is rs:free() as sysbench 1.0.20 answers it: a result set
+// freed already (by free, or by query_row on its connection) is its ALERT
+// and an error; a valid one returns true and the failure text, as its Lua
+// wrapper returns them.
+func (e *env) resultFree(L *lua.LState) int {
+	rs := L.CheckUserData(1).Value.(*resultSet)
+	if rs.freed {
+		e.logf("ALERT: attempt to free an invalid result set\n")
+		L.Error(lua.LString("db_free_results() failed"), 0)
+	}
+	rs.freed = true
+	L.Push(lua.LTrue)
+	L.Push(lua.LString("db_free_results() failed"))
+	return 2
 }

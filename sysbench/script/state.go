@@ -42,6 +42,10 @@ type env struct {
 	// lost connection, closed when the thread ends.
 	conns []*connection
 	ffi   *lua.LTable // the state's ffi module
+	log   *logger     // sysbench's messages, shared by a run's states
+	// declaring: the state only reads what the script declares (its body
+	// runs again where it runs for real), so connect() opens nothing.
+	declaring bool
 	// uniq and uniqNext give sysbench.rand.unique its run-wide sequence.
 	uniq     *random.UniqueSeq
 	uniqNext func() uint32
