@@ -51,12 +51,12 @@ type Reports interface {
 
 // Run is a script bound to one run: it makes a Lua state per thread.
 type Run struct {
-	s      *Script
-	c      Config
-	uniq   *random.UniqueSeq
-	next   atomic.Uint32
-	main   *lua.LState // init and done run here
-	inited atomic.Int64
+	s       *Script
+	c       Config
+	uniq    *random.UniqueSeq
+	next    atomic.Uint32
+	main    *lua.LState // init and done run here
+	inited  atomic.Int64
 	log     *logger
 	logOnce sync.Once
 	// usedSQL: a state asked for sysbench.sql's driver; sysbench's report

@@ -41,9 +41,9 @@ type connection struct {
 	// query fills it anew and returns it (rsUD); free and query_row free it.
 	rs   *resultSet
 	rsUD *lua.LUserData
-	bulk  []byte          // a bulk insert in progress: its statement so far
-	head  int             // the statement's length without values
-	rows  int
+	bulk []byte // a bulk insert in progress: its statement so far
+	head int    // the statement's length without values
+	rows int
 }
 
 type statement struct {
