@@ -24,6 +24,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/worker"
 	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/sysbench/hw"
 	"github.com/oltpbench/oltpbench/sysbench/script"
 )
 
@@ -91,6 +92,8 @@ type suite struct {
 	script    *script.Script
 	scriptErr error
 	stdin     bool        // the script came on standard input
+	hw        *hw.Test    // a compiled-in test (cpu, memory, threads, mutex)
+	fileio    bool        // sysbench's fileio, which oltpbench refuses
 	connected atomic.Bool // a script's command opened a connection
 	fs        *pflag.FlagSet
 
@@ -173,6 +176,14 @@ func (s *suite) Setup(st *workload.Setup) error {
 	command := st.Command
 	if command == "csv" {
 		command = "prepare"
+	}
+	if s.hw != nil {
+		if err := s.setupHW(); err != nil {
+			return err
+		}
+		st.Verbosity = s.verbosity
+		s.o.Threads = st.Threads
+		return s.setupRun()
 	}
 	var nf *script.NotFoundError
 	if errors.As(s.scriptErr, &nf) && !script.IsPath(name) {
@@ -274,6 +285,9 @@ func (s *suite) Sizes() map[string]string {
 func (s *suite) Metric() result.Metric { return result.QPS }
 
 func (s *suite) Hooks() workload.Hooks {
+	if s.hw != nil {
+		return workload.Hooks{OwnConnections: true}
+	}
 	if s.script != nil {
 		return workload.Hooks{Commands: s.scriptCommands(), Command: s.scriptCommand, OwnConnections: true,
 			Connected: func() bool { return s.connected.Load() }}
@@ -334,6 +348,9 @@ func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 	o.Threads = c.Threads
 	sr := &suiteRun{s: s, c: c, rep: &Report{W: c.Out, HookW: c.Stdout, Percentile: s.percentile, Percentiles: s.pcts,
 		Histogram: s.histogram, Rate: c.Options.Rate > 0}}
+	if s.hw != nil {
+		return s.newHWRun(sr, c.Threads), nil
+	}
 	if s.script == nil {
 		sr.events = s.test.NewRun(o, s.dist, c.Seed)
 		return sr, nil

@@ -3,6 +3,7 @@ package sysbench
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/sysbench/hw"
 )
 
 // helpOpt is one line of sysbench's --help: the option, how its value is
@@ -28,8 +31,7 @@ type helpSection struct {
 }
 
 // sysbenchHelp is sysbench 1.0.20's --help, section by section, as data.
-// The pgsql driver and the compiled-in non-OLTP tests (fileio, cpu ...) are
-// not oltpbench's, so their lines are left out.
+// The pgsql driver is not oltpbench's, so its lines are left out.
 var sysbenchHelp = []helpSection{
 	{title: "General options:", opts: []helpOpt{
 		{"threads", "N", "number of threads to use", "1", false},
@@ -128,7 +130,12 @@ func printHelp(w io.Writer, fs *pflag.FlagSet) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "See 'sysbench <testname> help' for a list of options for each test.\n\n")
+	// sysbench lists fileio first; oltpbench does not run it (README).
+	fmt.Fprintf(w, "Compiled-in tests:\n")
+	for _, t := range hw.Tests {
+		fmt.Fprintf(w, "  %s - %s\n", t.Name, t.Desc)
+	}
+	fmt.Fprintf(w, "\nSee 'sysbench <testname> help' for a list of options for each test.\n\n")
 	for _, o := range Decl(&Options{}) {
 		known[strings.ReplaceAll(o.Name, "_", "-")] = true
 	}
@@ -227,14 +234,17 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 	if s.verbosity >= 3 {
 		PrintBanner(out, workload.Tool)
 	}
-	if s.stdin && (len(args) == 0 || args[0] == "-") {
-		return s.scriptFront(append([]string{"-"}, args[min(1, len(args)):]...), out)
+	if s.stdin || len(args) == 0 && !term.Is(os.Stdin) {
+		return s.stdinFront(out)
 	}
 	if len(args) == 0 {
 		return false, &workload.Message{Text: "oltpbench: name a test and a command, e.g. oltpbench sysbench oltp_read_write run (sysbench would read a Lua script from standard input)"}
 	}
 	if s.script != nil || s.scriptErr != nil {
 		return s.scriptFront(args, out)
+	}
+	if s.hw != nil || s.fileio {
+		return s.hwFront(args, out)
 	}
 	t, err := Lookup(args[0], "")
 	if err != nil {
@@ -274,6 +284,11 @@ func (s *suite) FlagError(err error, args []string, out io.Writer) error {
 	msg := err.Error()
 	if m := pflagUnknown.FindStringSubmatch(msg); m != nil {
 		fmt.Fprint(out, bannerText(workload.Tool))
+		// With its script on standard input sysbench checks no option.
+		if test, _ := firstTest(args[min(1, len(args)):], s.fs); (test == "" || test == "-") && stdinScript(args) {
+			_, err := s.stdinFront(out)
+			return err
+		}
 		return &workload.Message{Text: "invalid option: " + rawArg(args, m[1]), Hint: "oltpbench: see oltpbench sysbench --help"}
 	}
 	if m := pflagBad.FindStringSubmatch(msg); m != nil {

@@ -61,33 +61,31 @@ func isNative(name string) bool {
 	return ok || name == "oltp_common"
 }
 
-// Declare finds and loads the script a command line names (or, with no
-// test named, the one on standard input, as sysbench reads it), and adds
-// the options it declares that the native tests do not have. A script that
+// Declare finds and loads the script a command line names, and adds the
+// options it declares that the native tests do not have. A script that
 // declares none takes any option, as sysbench lets 0.5-era scripts read
-// theirs (--oltp-table-size=N as the global oltp_table_size).
+// theirs (--oltp-table-size=N as the global oltp_table_size). A script on
+// standard input ("-", or no test at all) is read when the command runs
+// (Front), not here.
 func (s *suite) Declare(args []string, fs *pflag.FlagSet) {
 	test, command := firstTest(args, fs)
-	if test == "" || test == "-" {
-		if test == "" && !stdinScript(args) {
-			return
-		}
+	switch {
+	case test == "":
+		return
+	case test == "-":
 		s.stdin = true
-	} else if !script.IsPath(test) && isNative(test) {
+		declareAny(args, fs)
+		return
+	case !script.IsPath(test) && (isNative(test) || s.declareHW(test, fs)):
 		return
 	}
+	path, err := script.Find(test)
 	var sc *script.Script
-	var err error
-	if s.stdin {
-		sc, err = loadStdin(command)
-	} else {
-		var path string
-		if path, err = script.Find(test); err == nil {
-			if command == "csv" {
-				command = "prepare"
-			}
-			sc, err = script.Load(path, command)
+	if err == nil {
+		if command == "csv" {
+			command = "prepare"
 		}
+		sc, err = script.Load(path, command)
 	}
 	if err != nil {
 		s.scriptErr = err
@@ -273,7 +271,7 @@ func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
 		return false, &workload.Message{Text: "FATAL: " + s.scriptErr.Error()}
 	}
 	s.script.Printed.WriteTo(out)
-	if len(args) == 1 || s.stdin {
+	if len(args) == 1 {
 		return true, nil // sysbench runs the script's body and stops
 	}
 	notImplemented := &workload.Message{Text: fmt.Sprintf("'%s' test does not implement the '%s' command.", args[0], args[1])}
@@ -341,6 +339,22 @@ func stdinScript(args []string) bool {
 		}
 	}
 	return !term.Is(os.Stdin)
+}
+
+// stdinFront is sysbench with its script on standard input: the script's
+// body runs (what it prints is printed) and nothing else, whatever the
+// command.
+func (s *suite) stdinFront(out io.Writer) (bool, error) {
+	sc, err := loadStdin("")
+	if err != nil {
+		var le *script.LoadError
+		if errors.As(err, &le) {
+			fmt.Fprint(out, le.Printed)
+		}
+		return false, &workload.Message{Text: "FATAL: " + err.Error()}
+	}
+	sc.Printed.WriteTo(out)
+	return true, nil
 }
 
 // loadStdin loads the script standard input holds.

@@ -30,6 +30,10 @@ type Report struct {
 	Histogram   bool      // --histogram
 	Rate        bool
 	NoSQL       bool // a script that never used sysbench.sql: no SQL statistics
+	// Summary, if set, prints a test's own figures after the histogram and
+	// before the statistics, in the final and checkpoint reports (the cpu
+	// test's "CPU speed:").
+	Summary func(w io.Writer, f *measure.Final)
 	jsonOpen    bool // PrintJSON has opened its array
 }
 
@@ -42,6 +46,9 @@ type Header struct {
 	Checkpoints    []time.Duration
 	Seed           int64
 	Warmup         time.Duration
+	// Preamble is a test's own lines before the threads start (sysbench's
+	// "Prime numbers limit: 10000").
+	Preamble string
 	// StartedLater leaves "Threads started!" to the script run, which says
 	// it once every thread's thread_init is done, as sysbench does.
 	StartedLater bool
@@ -77,7 +84,7 @@ func PrintHeader(w io.Writer, h Header) {
 	} else {
 		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n", h.Seed)
 	}
-	fmt.Fprintf(w, "\n\nInitializing worker threads...\n\n")
+	fmt.Fprintf(w, "\n\n%sInitializing worker threads...\n\n", h.Preamble)
 	if !h.StartedLater {
 		fmt.Fprintf(w, "Threads started!\n\n")
 	}
@@ -208,6 +215,9 @@ func (r *Report) Final(f *measure.Final) {
 	if r.Histogram {
 		printHistogram(w, h)
 	}
+	if r.Summary != nil {
+		r.Summary(w, f)
+	}
 	ev := c.Get(measure.Events)
 	if !r.NoSQL {
 		printSQLStats(w, c, t)
@@ -225,6 +235,8 @@ func (r *Report) Final(f *measure.Final) {
 	fmt.Fprintf(w, "%-43s%10.2f\n", "         max:", float64(f.MaxUs)/1000)
 	if r.Percentile > 0 {
 		fmt.Fprintf(w, "%-43s%10.2f\n", "         "+pctName(r.Percentile)+"th percentile:", percentileMs(h, r.Percentile))
+	} else {
+		fmt.Fprintf(w, "%-41s%s\n", "         percentile stats:", "disabled")
 	}
 	for _, p := range r.Percentiles {
 		if p == r.Percentile {

@@ -258,9 +258,14 @@ func TestArgumentErrors(t *testing.T) {
 		{[]string{"csv", "tpcc", "a", "--dir=x"}, "tpcc has no tests"},
 		{[]string{"sysbench", "oltp_read_write", "run", "--time=0", "--events=0"}, "would run forever"},
 		{[]string{"sysbench", "oltp_read_write", "run", "--percentile=101"}, "--percentile=101"},
-		{[]string{"sysbench", "oltp_read_write", "run", "--db-driver=pgsql"}, "FATAL: invalid database driver name: 'pgsql'\noltpbench: "},
+		// sysbench's line alone for a harness; the hint for a person (or --verbosity=4).
+		{[]string{"sysbench", "oltp_read_write", "run", "--db-driver=pgsql"}, "FATAL: invalid database driver name: 'pgsql'\n"},
+		{[]string{"sysbench", "oltp_read_write", "run", "--db-driver=pgsql", "--verbosity=4"}, "FATAL: invalid database driver name: 'pgsql'\noltpbench: "},
 	} {
 		r := inProcess(c.args...)
+		if strings.HasSuffix(c.want, "'\n") && strings.Contains(r.stderr, "oltpbench: ") {
+			t.Errorf("%v: a hint for a harness that reads stderr: %q", c.args, r.stderr)
+		}
 		if r.code == 0 || strings.Count(r.stderr, "\n") > 2 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want one line with %q", c.args, r.code, r.stderr, c.want)
 		}

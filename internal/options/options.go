@@ -172,3 +172,28 @@ func TakesValue(fs *pflag.FlagSet, arg string) bool {
 	f := fs.Lookup(strings.TrimPrefix(arg, "--"))
 	return f != nil && f.NoOptDefVal == ""
 }
+
+// ParseSize reads a size as sysbench's SIZE options take it: a whole
+// number with an optional b, k, m, g, t or p suffix (powers of 1024).
+func ParseSize(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	mult := uint64(1)
+	if s != "" {
+		if i := strings.IndexByte("bkmgtp", lower(s[len(s)-1])); i >= 0 {
+			mult = 1 << (10 * i)
+			s = s[:len(s)-1]
+		}
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid size %q: a number with an optional K, M, G, T or P", s)
+	}
+	return n * mult, nil
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

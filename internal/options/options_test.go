@@ -144,3 +144,16 @@ func TestTakesValue(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]uint64{"1K": 1024, "4k": 4096, "100G": 100 << 30, "1M": 1 << 20, "512": 512, "2b": 2} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("%s: %d %v, want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "1X", "K"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}

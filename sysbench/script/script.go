@@ -18,10 +18,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/oltpbench/oltpbench/internal/options"
 )
 
 // InstalledDir is where Debian's sysbench installs its stock scripts; a
@@ -123,7 +124,7 @@ func (o Option) Value(name, text string, given bool) (lua.LValue, error) {
 		if !has || text == "" {
 			return lua.LNumber(0), nil
 		}
-		n, err := parseSize(text)
+		n, err := options.ParseSize(text)
 		if err != nil {
 			return lua.LNumber(0), bad
 		}
@@ -143,21 +144,6 @@ func (o Option) Value(name, text string, given bool) (lua.LValue, error) {
 		return lua.LString(""), nil
 	}
 	return lua.LString(text), nil
-}
-
-// parseSize reads a size as sysbench does: a number with an optional
-// b, k, m, g, t or p suffix, powers of 1024.
-func parseSize(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	mult := 1.0
-	if s != "" {
-		if i := strings.IndexByte("bkmgtp", byte(unicode.ToLower(rune(s[len(s)-1])))); i >= 0 {
-			mult = math.Pow(1024, float64(i))
-			s = s[:len(s)-1]
-		}
-	}
-	n, err := strconv.ParseUint(s, 10, 64)
-	return float64(n) * mult, err
 }
 
 // LoadError is a script whose body failed as it loaded, with what the body

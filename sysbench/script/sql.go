@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"weak"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -35,8 +38,8 @@ const bulkPacket = 512 * 1024
 // connection is what drv:connect() returns: a connection of its own, as
 // each connect() is in sysbench.
 type connection struct {
-	sess  *worker.Session // nil once disconnected
-	stmts []*statement    // prepared here: prepared again after a reconnect
+	l     *link        // its session: closed by disconnect, the thread's end or Go's GC
+	stmts []*statement // prepared here: prepared again after a reconnect
 	// rs is the connection's one result set, as sysbench has one: every
 	// query fills it anew and returns it (rsUD); free and query_row free it.
 	rs   *resultSet
@@ -133,7 +136,7 @@ func (e *env) registerTypes(L *lua.LState) {
 	methods("sql_driver", "<sql_driver>", map[string]lua.LGFunction{
 		"name": func(L *lua.LState) int { L.Push(lua.LString("mysql")); return 1 },
 		"connect": func(L *lua.LState) int {
-			c := &connection{}
+			c := &connection{l: &link{}}
 			if e.declaring {
 				e.pushUD(L, c, "sql_connection")
 				return 1
@@ -141,7 +144,7 @@ func (e *env) registerTypes(L *lua.LState) {
 			if err := e.open(c); err != nil {
 				raise(L, "connection creation failed")
 			}
-			e.conns = append(e.conns, c)
+			e.track(c)
 			e.pushUD(L, c, "sql_connection")
 			return 1
 		},
@@ -559,11 +562,11 @@ func (e *env) bulkDone(L *lua.LState) int {
 // session is the connection's session; a disconnected one raises, as a
 // statement on a closed connection fails in sysbench.
 func (c *connection) session(L *lua.LState, e *env) *worker.Session {
-	if c.sess == nil {
+	if c.l.sess == nil {
 		e.logf("ALERT: attempt to use an already closed connection\n")
 		L.RaiseError("SQL API error")
 	}
-	return c.sess
+	return c.l.sess
 }
 
 // open connects c (again), preparing its statements on the new session. A
@@ -577,12 +580,10 @@ func (e *env) open(c *connection) error {
 		e.connectFailed(ep, err)
 		return err
 	}
-	if c.sess != nil {
-		c.sess.Close()
-	}
-	c.sess = worker.NewSession(dc, e.prepared)
+	c.l.close()
+	c.l.set(worker.NewSession(dc, e.prepared), dc)
 	for _, st := range c.stmts {
-		if st.st, err = c.sess.Prepare(st.query); err != nil {
+		if st.st, err = c.l.sess.Prepare(st.query); err != nil {
 			return err
 		}
 	}
@@ -622,12 +623,11 @@ func clientError(host string, err error) (int, string) {
 // does nothing.
 func (e *env) conDisconnect(L *lua.LState) int {
 	c := checkConn(L)
-	if c.sess == nil {
+	if c.l.sess == nil {
 		e.logf("ALERT: attempt to close an already closed connection\n")
 		return 0
 	}
-	c.sess.Close()
-	c.sess = nil
+	c.l.close()
 	return 0
 }
 
@@ -644,19 +644,20 @@ func (e *env) conReconnect(L *lua.LState) int {
 
 // closeAll closes every connection the state opened.
 func (e *env) closeAll() {
-	for _, c := range e.conns {
-		if c.sess != nil {
-			c.sess.Close()
-			c.sess = nil
+	for _, w := range e.conns {
+		if c := w.Value(); c != nil {
+			c.l.close()
 		}
 	}
+	e.conns = nil
 }
 
 // reconnectAll opens again, after a lost connection, every connection the
 // state had open (the runner counts the reconnect).
 func (e *env) reconnectAll() error {
-	for _, c := range e.conns {
-		if c.sess == nil {
+	for _, w := range e.conns {
+		c := w.Value()
+		if c == nil || c.l.sess == nil {
 			continue
 		}
 		if err := e.open(c); err != nil {
@@ -680,4 +681,54 @@ func (e *env) resultFree(L *lua.LState) int {
 	L.Push(lua.LTrue)
 	L.Push(lua.LString("db_free_results() failed"))
 	return 2
+}
+
+// link is a connection's session, apart from the connection so that Go's
+// GC can close it once the script drops the connection.
+type link struct {
+	mu   sync.Mutex
+	sess *worker.Session
+	dc   driver.Conn // the script's own: closing the session leaves it open
+}
+
+func (l *link) set(s *worker.Session, dc driver.Conn) {
+	l.mu.Lock()
+	l.sess, l.dc = s, dc
+	l.mu.Unlock()
+}
+
+// close closes the session and its connection, once.
+func (l *link) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sess != nil {
+		l.sess.Close()
+		l.dc.Close()
+		l.sess, l.dc = nil, nil
+	}
+}
+
+// maxHeld is how many connections a state keeps open before it asks Go's
+// GC for the ones the script dropped.
+const maxHeld = 64
+
+// track keeps c for reconnects and the thread's end, weakly: a connection
+// the script drops (one connect() per event, never disconnected) is
+// closed when it is collected, as LuaJIT's GC closes sysbench's. A state
+// holding many runs the collector, so they do not pile up on the server.
+func (e *env) track(c *connection) {
+	runtime.AddCleanup(c, (*link).close, c.l)
+	e.conns = append(e.conns, weak.Make(c))
+	if len(e.conns) < max(e.gcAt, maxHeld) {
+		return
+	}
+	runtime.GC()
+	live := e.conns[:0]
+	for _, w := range e.conns {
+		if w.Value() != nil {
+			live = append(live, w)
+		}
+	}
+	e.conns = live
+	e.gcAt = 2 * len(live) // a script that holds many runs the collector seldom
 }

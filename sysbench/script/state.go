@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -40,7 +41,8 @@ type env struct {
 	driverName string
 	// conns are the connections this state opened: reconnected after a
 	// lost connection, closed when the thread ends.
-	conns []*connection
+	conns []weak.Pointer[connection]
+	gcAt  int         // how many tracked connections make track collect
 	ffi   *lua.LTable // the state's ffi module
 	log   *logger     // sysbench's messages, shared by a run's states
 	// declaring: the state only reads what the script declares (its body

@@ -1,0 +1,144 @@
+package sysbench
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/sysbench/hw"
+)
+
+// sysbench's compiled-in tests (cpu, memory, threads, mutex: package hw)
+// run on the same runner and report as the OLTP tests, with no server.
+
+// declareHW adds a compiled-in test's options, when the command line names
+// one; fileio is named to be refused (Front).
+func (s *suite) declareHW(test string, fs *pflag.FlagSet) bool {
+	if test == "fileio" {
+		s.fileio = true
+		return true
+	}
+	t := hw.Lookup(test)
+	if t == nil {
+		return false
+	}
+	s.hw = t
+	for _, o := range t.Options {
+		if fs.Lookup(o.Name) == nil {
+			fs.String(o.Name, o.Default, o.Help)
+			if o.Type == "[=on|off]" {
+				fs.Lookup(o.Name).NoOptDefVal = "on"
+			}
+		}
+	}
+	return true
+}
+
+// hwValues are the test's options as given or defaulted.
+func (s *suite) hwValues() hw.Values {
+	v := s.hw.Defaults()
+	for name := range v {
+		if f := s.fs.Lookup(name); f != nil {
+			v[name] = f.Value.String()
+		}
+	}
+	return v
+}
+
+// hwFront answers what sysbench answers for a compiled-in test before it
+// runs: help, and the commands the test does not have.
+func (s *suite) hwFront(args []string, out io.Writer) (bool, error) {
+	name := args[0]
+	if s.fileio {
+		return false, &workload.Message{Text: "FATAL: oltpbench does not run sysbench's fileio test: it measures a file system, not a database; run sysbench fileio or fio for the disks"}
+	}
+	if len(args) == 1 {
+		return false, &workload.Message{Text: fmt.Sprintf("The '%s' test requires a command argument. See 'sysbench %s help'", name, name)}
+	}
+	switch args[1] {
+	case "help":
+		s.hw.PrintHelp(out)
+		return true, nil
+	case "run":
+		return false, nil
+	case "prepare", "cleanup", "prewarm", "warmup":
+		return false, &workload.Message{Text: fmt.Sprintf("'%s' test does not implement the '%s' command.", name, args[1])}
+	}
+	return false, &workload.Message{Text: "Unknown command: " + args[1]}
+}
+
+// setupHW checks the test's options; a test that moves a set amount (the
+// memory test's total size) runs that many events, as sysbench does.
+func (s *suite) setupHW() error {
+	v := s.hwValues()
+	for _, o := range s.hw.Options {
+		if _, err := strconv.ParseInt(v[o.Name], 10, 64); o.Type == "N" && err != nil {
+			return &workload.Message{Text: fmt.Sprintf("Invalid value for the '%s' option: '%s'", strings.ReplaceAll(o.Name, "-", "_"), v[o.Name])}
+		}
+	}
+	if s.hw.Check != nil {
+		if err := s.hw.Check(v); err != nil {
+			return &workload.Message{Text: err.Error()}
+		}
+	}
+	if s.hw.Events != nil {
+		s.ro.Events = s.hw.Events(v)
+	}
+	s.test = &Test{Name: s.hw.Name}
+	return nil
+}
+
+// hwRun reports a compiled-in test's run as sysbench does: its preamble
+// after the options, its interval line, its summary before the general
+// statistics.
+type hwRun struct {
+	*suiteRun
+	t *hw.Test
+	v hw.Values
+}
+
+func (r *hwRun) Header() {
+	ro := r.c.Options
+	var pre strings.Builder
+	if r.t.Preamble != nil {
+		r.t.Preamble(&pre, r.v)
+	}
+	PrintHeader(r.c.Out, Header{Tool: workload.Tool, Threads: r.c.Threads, Rate: ro.Rate, ReportInterval: ro.ReportInterval,
+		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup, Preamble: pre.String()})
+}
+
+func (r *hwRun) Interval(iv measure.Interval) {
+	st := r.rep.Stat(iv)
+	at := elapsed(time.Duration(st["time_total"] * float64(time.Second)))
+	if r.t.Bandwidth {
+		b, _ := options.ParseSize(r.v["memory-block-size"])
+		fmt.Fprintf(r.c.Out, "[ %ss ] %4.2f MiB/sec\n", at, st["events"]/st["time_interval"]*float64(b)/(1<<20))
+		return
+	}
+	fmt.Fprintf(r.c.Out, "[ %ss ] thds: %d eps: %4.2f lat (ms,%s%%): %4.2f\n", at, int(st["threads_running"]),
+		st["events"]/st["time_interval"], pctName(r.rep.Percentile), st["latency_pct"])
+}
+
+func (r *hwRun) Final(f *measure.Final) (map[string]float64, map[string]string) {
+	r.rep.Final(f)
+	return nil, nil
+}
+
+// newHWRun binds a compiled-in test to a run and its report.
+func (s *suite) newHWRun(sr *suiteRun, threads int) *hwRun {
+	v := s.hwValues()
+	sr.events, sr.rep.NoSQL = s.hw.NewRun(v, threads), true
+	if t := s.hw; t.Summary != nil {
+		sr.rep.Summary = func(w io.Writer, f *measure.Final) {
+			t.Summary(w, v, f.Counts.Get(measure.Events), max(f.Elapsed.Seconds(), 1e-9))
+		}
+	}
+	return &hwRun{suiteRun: sr, t: s.hw, v: v}
+}
