@@ -33,8 +33,8 @@ type Report struct {
 	// Summary, if set, prints a test's own figures after the histogram and
 	// before the statistics, in the final and checkpoint reports (the cpu
 	// test's "CPU speed:").
-	Summary func(w io.Writer, f *measure.Final)
-	jsonOpen    bool // PrintJSON has opened its array
+	Summary  func(w io.Writer, f *measure.Final)
+	jsonOpen bool // PrintJSON has opened its array
 }
 
 // Header prints what sysbench prints before the threads start.
