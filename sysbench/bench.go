@@ -92,8 +92,7 @@ type suite struct {
 	script    *script.Script
 	scriptErr error
 	stdin     bool        // the script came on standard input
-	hw        *hw.Test    // a compiled-in test (cpu, memory, threads, mutex)
-	fileio    bool        // sysbench's fileio, which oltpbench refuses
+	hw        *hw.Test    // a compiled-in test (cpu, memory, threads, mutex, fileio)
 	connected atomic.Bool // a script's command opened a connection
 	fs        *pflag.FlagSet
 

@@ -19,12 +19,8 @@ import (
 // run on the same runner and report as the OLTP tests, with no server.
 
 // declareHW adds a compiled-in test's options, when the command line names
-// one; fileio is named to be refused (Front).
+// one.
 func (s *suite) declareHW(test string, fs *pflag.FlagSet) bool {
-	if test == "fileio" {
-		s.fileio = true
-		return true
-	}
 	t := hw.Lookup(test)
 	if t == nil {
 		return false
@@ -56,9 +52,6 @@ func (s *suite) hwValues() hw.Values {
 // runs: help, and the commands the test does not have.
 func (s *suite) hwFront(args []string, out io.Writer) (bool, error) {
 	name := args[0]
-	if s.fileio {
-		return false, &workload.Message{Text: "FATAL: oltpbench does not run sysbench's fileio test: it measures a file system, not a database; run sysbench fileio or fio for the disks"}
-	}
 	if len(args) == 1 {
 		return false, &workload.Message{Text: fmt.Sprintf("The '%s' test requires a command argument. See 'sysbench %s help'", name, name)}
 	}
@@ -66,6 +59,12 @@ func (s *suite) hwFront(args []string, out io.Writer) (bool, error) {
 	case "help":
 		s.hw.PrintHelp(out)
 		return true, nil
+	case "run", "prepare", "cleanup":
+		if s.hw.Refused != "" {
+			return false, &workload.Message{Text: s.hw.Refused}
+		}
+	}
+	switch args[1] {
 	case "run":
 		return false, nil
 	case "prepare", "cleanup", "prewarm", "warmup":

@@ -10,7 +10,7 @@ import (
 // division up to each number's square root.
 var cpuTest = &Test{
 	Name: "cpu", Desc: "CPU performance test",
-	Options: []Option{{"cpu-max-prime", "N", "upper limit for primes generator", "10000"}},
+	Options: []Option{{"cpu-max-prime", "N", "upper limit for primes generator", "10000", false}},
 	Preamble: func(w io.Writer, v Values) {
 		fmt.Fprintf(w, "Prime numbers limit: %d\n\n", v.Int("cpu-max-prime"))
 	},

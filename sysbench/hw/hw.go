@@ -20,6 +20,7 @@ import (
 // help text and the default, as sysbench's `<test> help` prints them.
 type Option struct {
 	Name, Type, Help, Default string
+	NoDefault                 bool // help shows no [default]
 }
 
 // Values are a run's option values by name, as given or defaulted.
@@ -48,6 +49,9 @@ type Test struct {
 	// Summary is printed before "General statistics:": events is the
 	// measured events over secs.
 	Summary func(w io.Writer, v Values, events int64, secs float64)
+	// Refused, if set, is the line a command of the test gets instead of
+	// running (fileio).
+	Refused string
 	// newRun makes the run's shared state and each thread's event.
 	newRun func(v Values, threads int) func(tid int) event
 }
@@ -55,9 +59,8 @@ type Test struct {
 // event runs one event; done ends the thread (mutex: one event each).
 type event func() (done bool)
 
-// Tests are the compiled-in tests, in sysbench's --help order; fileio is
-// not one (see the README: it measures a file system, not a database).
-var Tests = []*Test{cpuTest, memoryTest, threadsTest, mutexTest}
+// Tests are the compiled-in tests, in sysbench's --help order.
+var Tests = []*Test{fileioTest, cpuTest, memoryTest, threadsTest, mutexTest}
 
 // Lookup finds a test by name.
 func Lookup(name string) *Test {
@@ -122,7 +125,11 @@ func (t *Test) PrintHelp(w io.Writer) {
 		width = max(width, len(o.spelled()))
 	}
 	for _, o := range t.Options {
-		fmt.Fprintf(w, "  %-*s %s [%s]\n", width, o.spelled(), o.Help, o.Default)
+		line := fmt.Sprintf("  %-*s %s", width, o.spelled(), o.Help)
+		if !o.NoDefault {
+			line += " [" + o.Default + "]"
+		}
+		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintln(w)
 }

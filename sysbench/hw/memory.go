@@ -15,12 +15,12 @@ import (
 var memoryTest = &Test{
 	Name: "memory", Desc: "Memory functions speed test",
 	Options: []Option{
-		{"memory-block-size", "SIZE", "size of memory block for test", "1K"},
-		{"memory-total-size", "SIZE", "total size of data to transfer", "100G"},
-		{"memory-scope", "STRING", "memory access scope {global,local}", "global"},
-		{"memory-hugetlb", "[=on|off]", "allocate memory from HugeTLB pool", "off"},
-		{"memory-oper", "STRING", "type of memory operations {read, write, none}", "write"},
-		{"memory-access-mode", "STRING", "memory access mode {seq,rnd}", "seq"},
+		{"memory-block-size", "SIZE", "size of memory block for test", "1K", false},
+		{"memory-total-size", "SIZE", "total size of data to transfer", "100G", false},
+		{"memory-scope", "STRING", "memory access scope {global,local}", "global", false},
+		{"memory-hugetlb", "[=on|off]", "allocate memory from HugeTLB pool", "off", false},
+		{"memory-oper", "STRING", "type of memory operations {read, write, none}", "write", false},
+		{"memory-access-mode", "STRING", "memory access mode {seq,rnd}", "seq", false},
 	},
 	Check: func(v Values) error {
 		b, err := options.ParseSize(v["memory-block-size"])

@@ -11,9 +11,9 @@ import (
 var mutexTest = &Test{
 	Name: "mutex", Desc: "Mutex performance test",
 	Options: []Option{
-		{"mutex-num", "N", "total size of mutex array", "4096"},
-		{"mutex-locks", "N", "number of mutex locks to do per thread", "50000"},
-		{"mutex-loops", "N", "number of empty loops to do outside mutex lock", "10000"},
+		{"mutex-num", "N", "total size of mutex array", "4096", false},
+		{"mutex-locks", "N", "number of mutex locks to do per thread", "50000", false},
+		{"mutex-loops", "N", "number of empty loops to do outside mutex lock", "10000", false},
 	},
 	newRun: func(v Values, _ int) func(int) event {
 		locks, loops := v.Int("mutex-locks"), v.Int("mutex-loops")

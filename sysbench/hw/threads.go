@@ -8,8 +8,8 @@ import "sync"
 var threadsTest = &Test{
 	Name: "threads", Desc: "Threads subsystem performance test",
 	Options: []Option{
-		{"thread-yields", "N", "number of yields to do per request", "1000"},
-		{"thread-locks", "N", "number of locks per thread", "8"},
+		{"thread-yields", "N", "number of yields to do per request", "1000", false},
+		{"thread-locks", "N", "number of locks per thread", "8", false},
 	},
 	newRun: func(v Values, _ int) func(int) event {
 		yields := v.Int("thread-yields")
