@@ -1,0 +1,391 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/s3test"
+)
+
+// TestREADMECommands runs every oltpbench command the README shows, in the
+// README's order, each block in a folder of its own, against the test
+// server (and the test S3 server): the README is read, not copied, so a
+// command that is changed, added or spelled another way there is run as it
+// now reads. Sizes and times are scaled down by the substitutions below,
+// and "..." (the README's "your connection options") becomes the test
+// server's. A command with no entry in readmeRuns fails the test, so a new
+// example cannot go untested; an entry the README no longer shows fails
+// too.
+func TestREADMECommands(t *testing.T) {
+	needServer(t)
+	srv := s3test.Need(t)
+	bucket := srv.Bucket(t)
+	cmds := readmeCommands(t, "../../README.md")
+	for _, db := range []string{"sbtest", "tpcc", "ch", "sb"} {
+		freshDB(t, db)
+		if _, err := openDB(t, "").Exec("CREATE DATABASE " + db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	subst := readmeSubst(srv.URL(bucket, "tpcc-1000"))
+	dirs := map[int]string{}
+	seen := map[string]bool{}
+	for _, c := range cmds {
+		run, ok := readmeRuns[c.text]
+		if !ok {
+			t.Errorf("README line %d: %q is run by no test: add it to readmeRuns (readme_test.go)", c.line, c.text)
+			continue
+		}
+		seen[c.text] = true
+		if run.skip != "" {
+			continue
+		}
+		dir, ok := dirs[c.block]
+		if !ok {
+			dir = t.TempDir()
+			dirs[c.block] = dir
+		}
+		if run.before != nil {
+			run.before(t, dir)
+		}
+		text := c.text + " " + run.add
+		for _, s := range subst {
+			text = s.re.ReplaceAllString(text, s.to)
+		}
+		if run.shell {
+			readmeShell(t, c, dir, text, run.codes)
+			continue
+		}
+		args := strings.Fields(text)[1:] // after "oltpbench"
+		if readmeConnects(args) && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--mysql-host") || strings.HasPrefix(a, "--props") || strings.HasPrefix(a, "--config-file") }) {
+			args = append(args, readmeConn()...)
+		}
+		readmeRun(t, c, dir, args, run.codes)
+	}
+	for text, run := range readmeRuns {
+		if !seen[text] && run.skip != "gone" {
+			t.Errorf("readmeRuns has %q, which the README no longer shows: remove it", text)
+		}
+	}
+}
+
+// readmeCommand is one command of a README code block: the text from
+// "oltpbench" on, continuation lines joined, the comment cut, spaces folded.
+type readmeCommand struct {
+	text  string
+	line  int // where it starts in the README
+	block int // which ```sh block
+}
+
+// readmeCommands reads the oltpbench commands of the README's sh blocks;
+// a line that holds two (the go-tpc table's) gives the one on the right.
+func readmeCommands(t *testing.T, path string) []readmeCommand {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []readmeCommand
+	sc := bufio.NewScanner(f)
+	n, block, inSh, inOther := 0, 0, false, false
+	var cont string
+	contLine := 0
+	for sc.Scan() {
+		n++
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "```sh"):
+			inSh, block = true, block+1
+			continue
+		case strings.HasPrefix(l, "```") && (inSh || inOther):
+			inSh, inOther = false, false
+			continue
+		case strings.HasPrefix(l, "```"):
+			inOther = true
+			continue
+		}
+		if !inSh {
+			continue
+		}
+		if cont != "" {
+			l, cont = cont+" "+strings.TrimSpace(l), ""
+		} else {
+			contLine = n
+		}
+		if strings.HasSuffix(l, "\\") {
+			cont = strings.TrimSuffix(l, "\\")
+			continue
+		}
+		text := strings.TrimSpace(l)
+		if i := strings.Index(text, " #"); i >= 0 {
+			text = text[:i]
+		}
+		if strings.HasPrefix(text, "#") || text == "" {
+			continue
+		}
+		if i := strings.LastIndex(text, "oltpbench "); i > 0 && !strings.HasPrefix(text, "oltpbench ") {
+			text = text[i:] // the go-tpc table's right column
+		}
+		out = append(out, readmeCommand{text: strings.Join(strings.Fields(text), " "), line: contLine, block: block})
+	}
+	return out
+}
+
+type readmeSub struct {
+	re *regexp.Regexp
+	to string
+}
+
+// readmeSubst scales the README's sizes, times and places down to the test
+// servers: the whole of what differs between the README and what runs.
+func readmeSubst(s3URL string) []readmeSub {
+	h, p := testHost, testPort
+	var subs []readmeSub
+	for _, kv := range [][2]string{
+		{`\$HOST1,\$HOST2`, h + "," + h},
+		{`\$HOST\b`, h},
+		{`--mysql-host=(\.\.\.|tidb)`, "--mysql-host=" + h},
+		{`--mysql-port=4000`, "--mysql-port=" + p},
+		{`--ap-host=\S+`, "--ap-host=" + h},
+		{`--ap-port=4000`, "--ap-port=" + p},
+		{`--table-size=10000000`, "--table-size=200"},
+		{`--tables=(4|16|32)\b`, "--tables=2"},
+		{`--warehouses=(10|1000)\b`, "--warehouses=1"},
+		{`--threads=8-1024`, "--threads=1-2"},
+		{`--threads=[0-9,]+`, "--threads=2"},
+		{`--time=(10m|60|120|300)\b`, "--time=1"},
+		{`--ramp=1m`, "--ramp=0"},
+		{`--cooldown=30s`, "--cooldown=0"},
+		{`--report-interval=10\b`, "--report-interval=1"},
+		{`--metrics-addr=:9100`, "--metrics-addr=127.0.0.1:0"},
+		{`--p95-slo=105ms`, "--p95-slo=1s"},
+		{`/data/`, "data/"},
+		{`~/scripts/`, "scripts/"},
+		{`"\$D"`, s3URL},
+		{`--dir=s3://bucket/ch`, "--dir=" + strings.Replace(s3URL, "tpcc-1000", "ch", 1)},
+		{`\$k/4`, "1/1"},
+		{`deploy/plans/seed004-sysbench-release\.toml --result-dir`, "small.toml --result-dir"},
+		{`\$PORT\b`, p},
+		{` \.\.\.( |$)`, " "},
+	} {
+		subs = append(subs, readmeSub{regexp.MustCompile(kv[0]), kv[1]})
+	}
+	return subs
+}
+
+// readmeConn are the test server's options, for commands that connect and
+// name no server (the README's "...").
+func readmeConn() []string {
+	return []string{"--mysql-host=" + testHost, "--mysql-port=" + testPort, "--mysql-user=root"}
+}
+
+// readmeConnects says whether a command line talks to a server.
+func readmeConnects(args []string) bool {
+	switch args[0] {
+	case "csv", "report":
+		return false
+	case "plan":
+		return false // its server options come after "--"
+	}
+	return true
+}
+
+func readmeRun(t *testing.T, c readmeCommand, dir string, args []string, codes []int) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(append([]int{0}, codes...), code) {
+		t.Errorf("README line %d: %s\nran as: oltpbench %s\nexit %d:\n%s", c.line, c.text, strings.Join(args, " "), code, out)
+	}
+}
+
+// readmeShell runs a command with a shell's redirection (report merge > f).
+func readmeShell(t *testing.T, c readmeCommand, dir, text string, codes []int) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", strings.Replace(text, "oltpbench", binPath, 1))
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if !slices.Contains(append([]int{0}, codes...), code) {
+		t.Errorf("README line %d: %s\nran as: %s\nexit %d:\n%s", c.line, c.text, text, code, out)
+	}
+}
+
+// readmeRun is how one README command runs here: skip says why it does not
+// (another tool's command), add what is appended to it, before what the
+// folder needs first, codes the exit codes taken besides 0.
+type readmeEntry struct {
+	skip   string
+	add    string
+	before func(t *testing.T, dir string)
+	codes  []int
+	shell  bool
+}
+
+// writeIn writes files into dir.
+func writeIn(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// obIn runs oltpbench in dir for a README command's setup, and must pass.
+func obIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("setup: oltpbench %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func copyStock(t *testing.T, dir, name, to string) {
+	t.Helper()
+	src, err := os.ReadFile("/usr/share/sysbench/" + name)
+	if err != nil {
+		t.Skip("sysbench's scripts are not installed")
+	}
+	writeIn(t, dir, map[string]string{to: string(src)})
+}
+
+// smallPlan stands in for seed 004's plan in the commands that run a plan
+// (its 60 cells are plan-examples' job): the same workload, one cell.
+const smallPlan = `name = "readme"
+[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 100 }
+[[step]]
+test = "oltp_point_select"
+threads = [2]
+time = "1s"
+`
+
+func sbRun(dir string, args ...string) []string {
+	return append(append([]string{"sysbench", "oltp_point_select", "run", "--time=1", "--threads=2", "--tables=2", "--table-size=200"}, args...), readmeConn()...)
+}
+
+var readmeRuns = map[string]readmeEntry{
+	"make demo": {skip: "run by .ci/run after make test (scripts/demo.sh starts a MariaDB of its own)"},
+	"make test": {skip: "the command .ci/run runs: these tests"},
+	"tiup tidb-lightning -d /data/sb ...": {skip: "TiDB Lightning's command: no TiDB here; the files it reads are the csv command's, checked by the loader's tests"},
+	"D='s3://my-bucket/tpcc-1000?region=us-west-2'": {skip: "an assignment: the test sets $D to its S3 server's bucket"},
+	"D='s3://bench/tpcc?endpoint=http://minio:9000&force-path-style=true&access-key=...&secret-access-key=...'": {skip: "an assignment: the test sets $D to its S3 server's bucket"},
+	"oltpbench sysbench oltp_common --threads=16 --rand-type=uniform --mysql-host=$HOST --mysql-port=4000 --mysql-user=root --mysql-db=sbtest prepare --tables=16 --table-size=10000000": {},
+	"oltpbench sysbench oltp_read_write --threads=256 --time=300 --report-interval=10 --rand-type=uniform --mysql-host=$HOST1,$HOST2 --mysql-port=4000 --mysql-user=root run --tables=16 --table-size=10000000": {},
+	"oltpbench sysbench --config-file=sb.conf oltp_read_only run --tables=16 --table-size=10000000": {before: func(t *testing.T, dir string) {
+		writeIn(t, dir, map[string]string{"sb.conf": "mysql-host=" + testHost + "\nmysql-port=" + testPort + "\nmysql-user=root\nmysql-db=sbtest\nthreads=2\ntime=1\n"})
+	}},
+	"oltpbench sysbench ./my_test.lua --tables=4 prepare": {add: "--table-size=100", before: func(t *testing.T, dir string) {
+		copyStock(t, dir, "oltp_point_select.lua", "my_test.lua")
+	}},
+	"oltpbench sysbench ./my_test.lua --threads=16 --time=60 --report-interval=10 run": {add: "--table-size=100"},
+	"oltpbench sysbench ~/scripts/oltp_read_write.lua --threads=64 run": {add: "--time=1 --tables=2 --table-size=100", before: func(t *testing.T, dir string) {
+		copyStock(t, dir, "oltp_read_write.lua", "scripts/oltp_read_write.lua")
+	}},
+	"oltpbench csv sysbench --dir /data/sb --mysql-db=sbtest --tables=32 --table-size=10000000 --threads=16": {},
+	"oltpbench csv tpcc --dir /data/tpcc --warehouses=1000 --threads=16":                                      {},
+	"oltpbench import --dir /data/sb --mysql-host=... --mysql-user=root --threads=8": {add: "--mysql-port=" + "$PORT", before: func(t *testing.T, dir string) {
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
+	}},
+	"oltpbench csv tpcc --warehouses=1000 --threads=16 --dir \"$D\"": {},
+	"oltpbench import --dir \"$D\" --mysql-host=tidb --mysql-port=4000 --mysql-user=root": {before: func(t *testing.T, dir string) {
+		freshDB(t, "tpcc")
+		openDB(t, "").Exec("CREATE DATABASE tpcc")
+	}},
+	"oltpbench csv tpcc --warehouses=1000 --threads=16 --shard=$k/4 --resume --dir \"$D\"": {},
+	"oltpbench import --dir \"$D\" --mysql-host=tidb --mysql-port=4000 --mysql-user=root --threads=16": {before: func(t *testing.T, dir string) {
+		freshDB(t, "tpcc")
+		openDB(t, "").Exec("CREATE DATABASE tpcc")
+	}},
+	"oltpbench tpcc prepare --warehouses=1000 --threads=16 --mysql-host=$HOST --mysql-port=4000 --mysql-user=root": {before: func(t *testing.T, dir string) {
+		freshDB(t, "tpcc")
+	}},
+	"oltpbench tpcc check --warehouses=1000 --checks=all": {},
+	"oltpbench tpcc run --warehouses=1000 --threads=128,256,512 --time=10m --ramp=1m --result-dir=results/v7.5": {},
+	"oltpbench tpcc check --warehouses=1000":                                                                 {},
+	"oltpbench tpcc run --props=props.mysql --schema=benchmarksql": {add: "--time=1", before: func(t *testing.T, dir string) {
+		writeIn(t, dir, map[string]string{"props.mysql": "db=mysql\ndriver=com.mysql.cj.jdbc.Driver\nconn=jdbc:mysql://" + testHost + ":" + testPort + "/bmsql\nuser=root\npassword=\nwarehouses=1\nloadWorkers=2\nterminals=2\nrunTxnsPerTerminal=0\nrunMins=1\nlimitTxnsPerMin=0\nterminalWarehouseFixed=true\nnewOrderWeight=45\npaymentWeight=43\norderStatusWeight=4\ndeliveryWeight=4\nstockLevelWeight=4\n"})
+		freshDB(t, "bmsql")
+		openDB(t, "").Exec("CREATE DATABASE bmsql")
+		obIn(t, dir, "tpcc", "prepare", "--props=props.mysql", "--schema=benchmarksql")
+	}},
+	"oltpbench tpcc prepare --props=props.mysql --schema=benchmarksql --foreign-keys=on": {before: func(t *testing.T, dir string) {
+		freshDB(t, "bmsql")
+		openDB(t, "").Exec("CREATE DATABASE bmsql")
+	}},
+	"oltpbench tpcc check --props=props.mysql --schema=benchmarksql": {},
+	"oltpbench ch prepare --warehouses=10 --threads=8 --db=ch":    {},
+	"oltpbench ch run --warehouses=10 --threads=16 --ap-threads=2 --time=10m --db=ch": {},
+	"oltpbench ch run ... --queries=q1,q6,q14":                                        {add: "--warehouses=1 --db=ch --time=1"},
+	"oltpbench ch run ... --ap-host=tidb-ap --ap-port=4000 --ap-session-vars=tidb_isolation_read_engines=tiflash": {add: "--warehouses=1 --db=ch --time=1 --ap-user=root",
+		codes: []int{1}}, // MariaDB has no tidb_isolation_read_engines: the streams' session variable fails the run, in one line
+	"oltpbench ch prepare ... --tiflash-replica=1":      {add: "--warehouses=1 --db=ch", codes: []int{1}}, // TiDB only: refused on MariaDB in one line
+	"oltpbench ch run ... --explain-analyze":            {add: "--warehouses=1 --db=ch --time=1"},
+	"oltpbench ch check --warehouses=10":                {add: "--db=ch"},
+	"oltpbench ch cleanup":                              {add: "--db=ch"},
+	"oltpbench csv ch --warehouses=1000 --dir=s3://bucket/ch": {},
+	"oltpbench plan show deploy/plans/seed004-sysbench-release.toml": {before: func(t *testing.T, dir string) {
+		writeIn(t, dir, map[string]string{"small.toml": smallPlan})
+		os.MkdirAll(filepath.Join(dir, "deploy/plans"), 0o755)
+		src, _ := os.ReadFile("../../deploy/plans/seed004-sysbench-release.toml")
+		writeIn(t, dir, map[string]string{"deploy/plans/seed004-sysbench-release.toml": string(src)})
+	}},
+	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --result-dir results/v6.5 -- --mysql-host=... --mysql-port=4000": {before: func(t *testing.T, dir string) {
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
+		obIn(t, dir, append([]string{"plan", "run", "small.toml", "--result-dir", "results/v6.1", "--"}, readmeConn()...)...)
+	}},
+	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --scale=0.001 --result-dir /tmp/try -- ...": {},
+	"oltpbench report compare --baseline results/v6.1 --candidate results/v6.5 --format=markdown --fail-on=regression:5%": {
+		codes: []int{1}}, // two runs of one server differ by noise: the gate may fail them
+	"oltpbench sysbench oltp_point_select run --threads=150,300,600,900 --time=300 --cooldown=30s --result-dir=results/v3.0": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
+		obIn(t, dir, append([]string{"sysbench", "oltp_common", "prepare", "--tables=2", "--table-size=200", "--mysql-db=sbtest"}, readmeConn()...)...)
+		obIn(t, dir, sbRun(dir, "--result-dir=results/v2.1")...)
+	}},
+	"oltpbench report compare --baseline results/v2.1 --candidate results/v3.0 --format markdown": {},
+	"oltpbench report compare results/v6.1 results/v6.5 results/v7.1 results/v7.5 results/nightly": {before: func(t *testing.T, dir string) {
+		for _, v := range []string{"v6.1", "v6.5", "v7.1", "v7.5", "nightly"} {
+			obIn(t, dir, sbRun(dir, "--result-dir=results/"+v)...)
+		}
+	}},
+	"oltpbench report merge client1.json client2.json client3.json > merged.json": {shell: true, before: func(t *testing.T, dir string) {
+		for _, c := range []string{"client1", "client2", "client3"} {
+			obIn(t, dir, sbRun(dir, "--result-file="+c+".json")...)
+		}
+	}},
+	"oltpbench report show merged.json": {},
+	"oltpbench sysbench oltp_read_write run --threads=8-1024 --p95-slo=105ms --time=120": {add: "--tables=2 --table-size=200"},
+	"oltpbench sysbench oltp_read_write --threads=64 --time=300 --metrics-addr=:9100 --client-id=client-a run": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
+		obIn(t, dir, append([]string{"sysbench", "oltp_common", "prepare", "--tables=2", "--table-size=200", "--mysql-db=sbtest"}, readmeConn()...)...)
+	}},
+	"oltpbench sysbench oltp_read_write --threads=64 --time=300 --metrics-addr=:9100 --client-id=client-b run": {add: "--tables=2 --table-size=200"},
+	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --result-dir out/v8.1 --metrics-addr=:9100 -- --mysql-host=tidb": {add: "--mysql-port=$PORT --mysql-user=root", before: func(t *testing.T, dir string) {
+		writeIn(t, dir, map[string]string{"small.toml": smallPlan})
+	}},
+}
