@@ -63,7 +63,9 @@ func TestREADMECommands(t *testing.T) {
 			continue
 		}
 		args := strings.Fields(text)[1:] // after "oltpbench"
-		if readmeConnects(args) && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--mysql-host") || strings.HasPrefix(a, "--props") || strings.HasPrefix(a, "--config-file") }) {
+		if readmeConnects(args) && !slices.ContainsFunc(args, func(a string) bool {
+			return strings.HasPrefix(a, "--mysql-host") || strings.HasPrefix(a, "--props") || strings.HasPrefix(a, "--config-file")
+		}) {
 			args = append(args, readmeConn()...)
 		}
 		readmeRun(t, c, dir, args, run.codes)
@@ -286,12 +288,12 @@ func sbRun(dir string, args ...string) []string {
 }
 
 var readmeRuns = map[string]readmeEntry{
-	"make demo": {skip: "run by .ci/run after make test (scripts/demo.sh starts a MariaDB of its own)"},
-	"make test": {skip: "the command .ci/run runs: these tests"},
+	"make demo":                           {skip: "run by .ci/run after make test (scripts/demo.sh starts a MariaDB of its own)"},
+	"make test":                           {skip: "the command .ci/run runs: these tests"},
 	"tiup tidb-lightning -d /data/sb ...": {skip: "TiDB Lightning's command: no TiDB here; the files it reads are the csv command's, checked by the loader's tests"},
-	"D='s3://my-bucket/tpcc-1000?region=us-west-2'": {skip: "an assignment: the test sets $D to its S3 server's bucket"},
+	"D='s3://my-bucket/tpcc-1000?region=us-west-2'":                                                             {skip: "an assignment: the test sets $D to its S3 server's bucket"},
 	"D='s3://bench/tpcc?endpoint=http://minio:9000&force-path-style=true&access-key=...&secret-access-key=...'": {skip: "an assignment: the test sets $D to its S3 server's bucket"},
-	"oltpbench sysbench oltp_common --threads=16 --rand-type=uniform --mysql-host=$HOST --mysql-port=4000 --mysql-user=root --mysql-db=sbtest prepare --tables=16 --table-size=10000000": {},
+	"oltpbench sysbench oltp_common --threads=16 --rand-type=uniform --mysql-host=$HOST --mysql-port=4000 --mysql-user=root --mysql-db=sbtest prepare --tables=16 --table-size=10000000":                        {},
 	"oltpbench sysbench oltp_read_write --threads=256 --time=300 --report-interval=10 --rand-type=uniform --mysql-host=$HOST1,$HOST2 --mysql-port=4000 --mysql-user=root run --tables=16 --table-size=10000000": {},
 	"oltpbench sysbench --config-file=sb.conf oltp_read_only run --tables=16 --table-size=10000000": {before: func(t *testing.T, dir string) {
 		writeIn(t, dir, map[string]string{"sb.conf": "mysql-host=" + testHost + "\nmysql-port=" + testPort + "\nmysql-user=root\nmysql-db=sbtest\nthreads=2\ntime=1\n"})
@@ -304,7 +306,7 @@ var readmeRuns = map[string]readmeEntry{
 		copyStock(t, dir, "oltp_read_write.lua", "scripts/oltp_read_write.lua")
 	}},
 	"oltpbench csv sysbench --dir /data/sb --mysql-db=sbtest --tables=32 --table-size=10000000 --threads=16": {},
-	"oltpbench csv tpcc --dir /data/tpcc --warehouses=1000 --threads=16":                                      {},
+	"oltpbench csv tpcc --dir /data/tpcc --warehouses=1000 --threads=16":                                     {},
 	"oltpbench import --dir /data/sb --mysql-host=... --mysql-user=root --threads=8": {add: "--mysql-port=" + "$PORT", before: func(t *testing.T, dir string) {
 		freshDB(t, "sbtest")
 		openDB(t, "").Exec("CREATE DATABASE sbtest")
@@ -322,9 +324,9 @@ var readmeRuns = map[string]readmeEntry{
 	"oltpbench tpcc prepare --warehouses=1000 --threads=16 --mysql-host=$HOST --mysql-port=4000 --mysql-user=root": {before: func(t *testing.T, dir string) {
 		freshDB(t, "tpcc")
 	}},
-	"oltpbench tpcc check --warehouses=1000 --checks=all": {},
+	"oltpbench tpcc check --warehouses=1000 --checks=all":                                                       {},
 	"oltpbench tpcc run --warehouses=1000 --threads=128,256,512 --time=10m --ramp=1m --result-dir=results/v7.5": {},
-	"oltpbench tpcc check --warehouses=1000":                                                                 {},
+	"oltpbench tpcc check --warehouses=1000":                                                                    {},
 	"oltpbench tpcc run --props=props.mysql --schema=benchmarksql": {add: "--time=1", before: func(t *testing.T, dir string) {
 		writeIn(t, dir, map[string]string{"props.mysql": "db=mysql\ndriver=com.mysql.cj.jdbc.Driver\nconn=jdbc:mysql://" + testHost + ":" + testPort + "/bmsql\nuser=root\npassword=\nwarehouses=1\nloadWorkers=2\nterminals=2\nrunTxnsPerTerminal=0\nrunMins=1\nlimitTxnsPerMin=0\nterminalWarehouseFixed=true\nnewOrderWeight=45\npaymentWeight=43\norderStatusWeight=4\ndeliveryWeight=4\nstockLevelWeight=4\n"})
 		freshDB(t, "bmsql")
@@ -335,16 +337,16 @@ var readmeRuns = map[string]readmeEntry{
 		freshDB(t, "bmsql")
 		openDB(t, "").Exec("CREATE DATABASE bmsql")
 	}},
-	"oltpbench tpcc check --props=props.mysql --schema=benchmarksql": {},
-	"oltpbench ch prepare --warehouses=10 --threads=8 --db=ch":    {},
+	"oltpbench tpcc check --props=props.mysql --schema=benchmarksql":                  {},
+	"oltpbench ch prepare --warehouses=10 --threads=8 --db=ch":                        {},
 	"oltpbench ch run --warehouses=10 --threads=16 --ap-threads=2 --time=10m --db=ch": {},
 	"oltpbench ch run ... --queries=q1,q6,q14":                                        {add: "--warehouses=1 --db=ch --time=1"},
 	"oltpbench ch run ... --ap-host=tidb-ap --ap-port=4000 --ap-session-vars=tidb_isolation_read_engines=tiflash": {add: "--warehouses=1 --db=ch --time=1 --ap-user=root",
 		codes: []int{1}}, // MariaDB has no tidb_isolation_read_engines: the streams' session variable fails the run, in one line
-	"oltpbench ch prepare ... --tiflash-replica=1":      {add: "--warehouses=1 --db=ch", codes: []int{1}}, // TiDB only: refused on MariaDB in one line
-	"oltpbench ch run ... --explain-analyze":            {add: "--warehouses=1 --db=ch --time=1"},
-	"oltpbench ch check --warehouses=10":                {add: "--db=ch"},
-	"oltpbench ch cleanup":                              {add: "--db=ch"},
+	"oltpbench ch prepare ... --tiflash-replica=1":            {add: "--warehouses=1 --db=ch", codes: []int{1}}, // TiDB only: refused on MariaDB in one line
+	"oltpbench ch run ... --explain-analyze":                  {add: "--warehouses=1 --db=ch --time=1"},
+	"oltpbench ch check --warehouses=10":                      {add: "--db=ch"},
+	"oltpbench ch cleanup":                                    {add: "--db=ch"},
 	"oltpbench csv ch --warehouses=1000 --dir=s3://bucket/ch": {},
 	"oltpbench plan show deploy/plans/seed004-sysbench-release.toml": {before: func(t *testing.T, dir string) {
 		writeIn(t, dir, map[string]string{"small.toml": smallPlan})
@@ -377,7 +379,7 @@ var readmeRuns = map[string]readmeEntry{
 			obIn(t, dir, sbRun(dir, "--result-file="+c+".json")...)
 		}
 	}},
-	"oltpbench report show merged.json": {},
+	"oltpbench report show merged.json":                                                  {},
 	"oltpbench sysbench oltp_read_write run --threads=8-1024 --p95-slo=105ms --time=120": {add: "--tables=2 --table-size=200"},
 	"oltpbench sysbench oltp_read_write --threads=64 --time=300 --metrics-addr=:9100 --client-id=client-a run": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
 		freshDB(t, "sbtest")
