@@ -336,3 +336,56 @@ func TestCompareVersionsArgs(t *testing.T) {
 		t.Errorf("labels: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestFlagSpellings: oltpbench's own flags work as "--flag value" and as
+// "--flag=value" in every command that takes them, a sysbench script's
+// command line included (the scan for the script skips a flag's value).
+func TestFlagSpellings(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	os.WriteFile(script, []byte("function event() end\n"), 0o644)
+	plan := filepath.Join(dir, "p.toml")
+	os.WriteFile(plan, []byte("[dataset]\nworkload = \"sysbench\"\n[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\ntime = \"1m\"\n"), 0o644)
+	for _, c := range []struct {
+		name   string
+		spaced []string // with "--flag value"; the same with "=" is derived
+	}{
+		{"csv sysbench", []string{"csv", "sysbench", "--dir", "D", "--tables", "2", "--table-size", "10", "--mysql-db", "sb"}},
+		{"csv tpcc", []string{"csv", "tpcc", "--dir", "D", "--warehouses", "1", "--threads", "2"}},
+		{"csv sysbench with a test", []string{"csv", "sysbench", "--dir", "D", "oltp_common", "--tables", "1", "--table-size", "5"}},
+		{"plan show", []string{"plan", "show", plan, "--scale", "0.01"}},
+		{"sysbench script", []string{"sysbench", "--result-file", "R", "--mysql-dry-run", script, "--events", "3", "run"}},
+		{"sysbench native", []string{"sysbench", "--result-file", "R", "--mysql-dry-run", "oltp_point_select", "--events", "3", "run"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var outs [2]string
+			for i := range outs {
+				d := filepath.Join(t.TempDir(), "out")
+				args := make([]string, 0, len(c.spaced))
+				for j := 0; j < len(c.spaced); j++ {
+					a := c.spaced[j]
+					if i == 1 && strings.HasPrefix(a, "--") && j+1 < len(c.spaced) && !strings.HasPrefix(c.spaced[j+1], "-") &&
+						a != "--mysql-dry-run" && c.spaced[j+1] != "run" && !strings.HasSuffix(c.spaced[j+1], ".lua") && c.spaced[j+1] != "oltp_point_select" && c.spaced[j+1] != "oltp_common" {
+						a += "=" + c.spaced[j+1]
+						j++
+					}
+					switch a {
+					case "D", "R":
+						a = d
+					case "--dir=D", "--result-file=R":
+						a = a[:len(a)-1] + d
+					}
+					args = append(args, a)
+				}
+				r := inProcess(args...)
+				if r.code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+				}
+				outs[i] = strings.Join(masked(strings.ReplaceAll(r.stdout+r.stderr, d, "DIR")), "\n")
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("--flag value and --flag=value differ:\n%s\n---\n%s", outs[0], outs[1])
+			}
+		})
+	}
+}

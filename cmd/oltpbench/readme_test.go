@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestREADMECommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	subst := readmeSubst(srv.URL(bucket, "tpcc-1000"))
+	subst := readmeSubst()
 	dirs := map[int]string{}
 	seen := map[string]bool{}
 	for _, c := range cmds {
@@ -55,6 +56,9 @@ func TestREADMECommands(t *testing.T) {
 			run.before(t, dir)
 		}
 		text := c.text + " " + run.add
+		// $D, the README's storage URL: a prefix of the test bucket for each block
+		text = strings.ReplaceAll(text, `"$D"`, srv.URL(bucket, "block"+strconv.Itoa(c.block)))
+		text = strings.ReplaceAll(text, "$S3CH", srv.URL(bucket, "ch"))
 		for _, s := range subst {
 			text = s.re.ReplaceAllString(text, s.to)
 		}
@@ -146,7 +150,7 @@ type readmeSub struct {
 
 // readmeSubst scales the README's sizes, times and places down to the test
 // servers: the whole of what differs between the README and what runs.
-func readmeSubst(s3URL string) []readmeSub {
+func readmeSubst() []readmeSub {
 	h, p := testHost, testPort
 	var subs []readmeSub
 	for _, kv := range [][2]string{
@@ -169,12 +173,11 @@ func readmeSubst(s3URL string) []readmeSub {
 		{`--p95-slo=105ms`, "--p95-slo=1s"},
 		{`/data/`, "data/"},
 		{`~/scripts/`, "scripts/"},
-		{`"\$D"`, s3URL},
-		{`--dir=s3://bucket/ch`, "--dir=" + strings.Replace(s3URL, "tpcc-1000", "ch", 1)},
+		{`/tmp/try`, "try"},
 		{`\$k/4`, "1/1"},
-		{`deploy/plans/seed004-sysbench-release\.toml --result-dir`, "small.toml --result-dir"},
+		{`plan run deploy/plans/seed004-sysbench-release\.toml`, "plan run small.toml"},
 		{`\$PORT\b`, p},
-		{` \.\.\.( |$)`, " "},
+		{` \.\.\.( |$)`, " " + strings.Join(readmeConn(), " ") + " "},
 	} {
 		subs = append(subs, readmeSub{regexp.MustCompile(kv[0]), kv[1]})
 	}
@@ -300,6 +303,8 @@ var readmeRuns = map[string]readmeEntry{
 	}},
 	"oltpbench sysbench ./my_test.lua --tables=4 prepare": {add: "--table-size=100", before: func(t *testing.T, dir string) {
 		copyStock(t, dir, "oltp_point_select.lua", "my_test.lua")
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
 	}},
 	"oltpbench sysbench ./my_test.lua --threads=16 --time=60 --report-interval=10 run": {add: "--table-size=100"},
 	"oltpbench sysbench ~/scripts/oltp_read_write.lua --threads=64 run": {add: "--time=1 --tables=2 --table-size=100", before: func(t *testing.T, dir string) {
@@ -347,14 +352,14 @@ var readmeRuns = map[string]readmeEntry{
 	"oltpbench ch run ... --explain-analyze":                  {add: "--warehouses=1 --db=ch --time=1"},
 	"oltpbench ch check --warehouses=10":                      {add: "--db=ch"},
 	"oltpbench ch cleanup":                                    {add: "--db=ch"},
-	"oltpbench csv ch --warehouses=1000 --dir=s3://bucket/ch": {},
+	"oltpbench csv ch --warehouses=1000 --dir=s3://bucket/ch": {add: "--dir=$S3CH"}, // the last --dir wins: the test bucket
 	"oltpbench plan show deploy/plans/seed004-sysbench-release.toml": {before: func(t *testing.T, dir string) {
 		writeIn(t, dir, map[string]string{"small.toml": smallPlan})
 		os.MkdirAll(filepath.Join(dir, "deploy/plans"), 0o755)
 		src, _ := os.ReadFile("../../deploy/plans/seed004-sysbench-release.toml")
 		writeIn(t, dir, map[string]string{"deploy/plans/seed004-sysbench-release.toml": string(src)})
 	}},
-	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --result-dir results/v6.5 -- --mysql-host=... --mysql-port=4000": {before: func(t *testing.T, dir string) {
+	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --result-dir results/v6.5 -- --mysql-host=... --mysql-port=4000": {add: "--mysql-user=root", before: func(t *testing.T, dir string) {
 		freshDB(t, "sbtest")
 		openDB(t, "").Exec("CREATE DATABASE sbtest")
 		obIn(t, dir, append([]string{"plan", "run", "small.toml", "--result-dir", "results/v6.1", "--"}, readmeConn()...)...)
@@ -362,7 +367,7 @@ var readmeRuns = map[string]readmeEntry{
 	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --scale=0.001 --result-dir /tmp/try -- ...": {},
 	"oltpbench report compare --baseline results/v6.1 --candidate results/v6.5 --format=markdown --fail-on=regression:5%": {
 		codes: []int{1}}, // two runs of one server differ by noise: the gate may fail them
-	"oltpbench sysbench oltp_point_select run --threads=150,300,600,900 --time=300 --cooldown=30s --result-dir=results/v3.0": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
+	"oltpbench sysbench oltp_point_select run --threads=150,300,600,900 --time=300 --cooldown=30s --result-dir=results/v3.0 ...": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
 		freshDB(t, "sbtest")
 		openDB(t, "").Exec("CREATE DATABASE sbtest")
 		obIn(t, dir, append([]string{"sysbench", "oltp_common", "prepare", "--tables=2", "--table-size=200", "--mysql-db=sbtest"}, readmeConn()...)...)
@@ -375,12 +380,24 @@ var readmeRuns = map[string]readmeEntry{
 		}
 	}},
 	"oltpbench report merge client1.json client2.json client3.json > merged.json": {shell: true, before: func(t *testing.T, dir string) {
+		// three clients of one run: at the same time
+		var cmds []*exec.Cmd
 		for _, c := range []string{"client1", "client2", "client3"} {
-			obIn(t, dir, sbRun(dir, "--result-file="+c+".json")...)
+			cmd := exec.Command(binPath, sbRun(dir, "--result-file="+c+".json")...)
+			cmd.Dir = dir
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, cmd)
+		}
+		for _, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("setup: a client: %v", err)
+			}
 		}
 	}},
 	"oltpbench report show merged.json":                                                  {},
-	"oltpbench sysbench oltp_read_write run --threads=8-1024 --p95-slo=105ms --time=120": {add: "--tables=2 --table-size=200"},
+	"oltpbench sysbench oltp_read_write run --threads=8-1024 --p95-slo=105ms --time=120 ...": {add: "--tables=2 --table-size=200"},
 	"oltpbench sysbench oltp_read_write --threads=64 --time=300 --metrics-addr=:9100 --client-id=client-a run": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
 		freshDB(t, "sbtest")
 		openDB(t, "").Exec("CREATE DATABASE sbtest")
@@ -389,5 +406,7 @@ var readmeRuns = map[string]readmeEntry{
 	"oltpbench sysbench oltp_read_write --threads=64 --time=300 --metrics-addr=:9100 --client-id=client-b run": {add: "--tables=2 --table-size=200"},
 	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --result-dir out/v8.1 --metrics-addr=:9100 -- --mysql-host=tidb": {add: "--mysql-port=$PORT --mysql-user=root", before: func(t *testing.T, dir string) {
 		writeIn(t, dir, map[string]string{"small.toml": smallPlan})
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
 	}},
 }
