@@ -396,7 +396,7 @@ var readmeRuns = map[string]readmeEntry{
 			}
 		}
 	}},
-	"oltpbench report show merged.json":                                                  {},
+	"oltpbench report show merged.json": {},
 	"oltpbench sysbench oltp_read_write run --threads=8-1024 --p95-slo=105ms --time=120 ...": {add: "--tables=2 --table-size=200"},
 	"oltpbench sysbench oltp_read_write --threads=64 --time=300 --metrics-addr=:9100 --client-id=client-a run": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
 		freshDB(t, "sbtest")
