@@ -41,13 +41,7 @@ func merged(t *testing.T, dir, stdin string, bin string, args ...string) (string
 	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out // one pipe: os/exec gives both the same descriptor
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	code := exitCode(t, cmd.Run()) // before the buffer is read
 	return out.String(), code
 }
 
@@ -105,6 +99,9 @@ func runDropin(t *testing.T, cases []dropinCase) {
 					}
 				}
 				outs[i], codes[i] = merged(t, dirs[i], c.stdin, tool.bin, tool.args...)
+			}
+			if outs[0] == "" || outs[1] == "" { // every case prints: two empty outputs prove nothing
+				t.Fatalf("nothing printed: sysbench %q, oltpbench %q", outs[0], outs[1])
 			}
 			if codes[0] != codes[1] {
 				t.Errorf("exit %d, sysbench %d\n--- sysbench\n%s\n--- oltpbench\n%s", codes[1], codes[0], outs[0], outs[1])

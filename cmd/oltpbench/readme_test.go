@@ -206,13 +206,7 @@ func readmeRun(t *testing.T, c readmeCommand, dir string, args []string, codes [
 	cmd := exec.Command(binPath, args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Contains(append([]int{0}, codes...), code) {
+	if code := exitCode(t, err); !slices.Contains(append([]int{0}, codes...), code) {
 		t.Errorf("README line %d: %s\nran as: oltpbench %s\nexit %d:\n%s", c.line, c.text, strings.Join(args, " "), code, out)
 	}
 }
@@ -223,11 +217,7 @@ func readmeShell(t *testing.T, c readmeCommand, dir, text string, codes []int) {
 	cmd := exec.Command("bash", "-c", strings.Replace(text, "oltpbench", binPath, 1))
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	}
-	if !slices.Contains(append([]int{0}, codes...), code) {
+	if code := exitCode(t, err); !slices.Contains(append([]int{0}, codes...), code) {
 		t.Errorf("README line %d: %s\nran as: %s\nexit %d:\n%s", c.line, c.text, text, code, out)
 	}
 }
