@@ -176,7 +176,7 @@ end`}, args: "--verbosity=0 s.lua run"},
 		{name: "histogram on a script that sleeps", files: map[string]string{"s.lua": usleep + "function event() ffi.C.usleep(2000) end\n"},
 			args: "--histogram --events=1 s.lua run"}, // one value: more land in one bucket or two as the sleeps vary
 		{name: "report hooks csv", files: map[string]string{"s.lua": usleep + "function event() ffi.C.usleep(1000) end\nsysbench.hooks.report_intermediate = sysbench.report_csv\n"},
-			args: "--verbosity=1 --time=3 --report-interval=2 s.lua run"}, // at 1 s sysbench's last line races its end
+			args: "--verbosity=1 --time=4 --report-interval=3 s.lua run"}, // the end 1 s after the last interval: no line races it
 		{name: "not found", args: "nosuch run"},
 		{name: "unknown command", files: map[string]string{"s.lua": "function event() end\n"}, args: "s.lua frobnicate"},
 		{name: "bad driver, cleanup", args: "--db-driver=foo /usr/share/sysbench/oltp_read_write.lua cleanup"},
@@ -253,7 +253,7 @@ func TestDropInCompiledTests(t *testing.T) {
 		{name: "cpu cleanup", args: "cpu cleanup"},
 		{name: "cpu events", args: cpu + "--events=100 --threads=2 run"},
 		{name: "cpu time", args: cpu + "--time=1 run"},
-		{name: "cpu report-interval", args: cpu + "--time=3 --report-interval=2 run"}, // at 1 s the last line races the end in sysbench
+		{name: "cpu report-interval", args: cpu + "--time=4 --report-interval=3 run"}, // the end 1 s after the last interval: no line races it
 		{name: "cpu report-checkpoints", args: cpu + "--time=2 --report-checkpoints=1 run"},
 		{name: "cpu percentile", args: cpu + "--events=50 --percentile=99 run"},
 		{name: "cpu percentile off", args: cpu + "--events=50 --percentile=0 run"},
@@ -266,7 +266,7 @@ func TestDropInCompiledTests(t *testing.T) {
 		{name: "memory run", args: "memory --memory-block-size=4K --memory-total-size=256M --events=1 --time=0 --threads=2 run"},
 		{name: "memory read local", args: "memory --memory-block-size=4K --memory-total-size=64M --memory-oper=read --memory-scope=local run"},
 		{name: "memory bad block", args: "memory --memory-block-size=3 run"},
-		{name: "memory report-interval", args: "memory --memory-total-size=100G --time=3 --report-interval=2 run"},
+		{name: "memory report-interval", args: "memory --memory-total-size=100G --time=4 --report-interval=3 run"},
 		{name: "threads help", args: "threads help"},
 		{name: "threads run", args: "threads --events=100 --threads=2 run"},
 		{name: "mutex help", args: "mutex help"},
