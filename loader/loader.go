@@ -31,7 +31,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/random"
 )
 
-// Dataset is what a load makes (see workload.Dataset).
+// Dataset is what a load makes (see dataset.Dataset).
 type Dataset = dataset.Dataset
 
 // Options shape a load.

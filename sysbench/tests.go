@@ -24,7 +24,7 @@ const (
 
 // stmtDefs are sysbench's statements; %d is the table number. How a run
 // counts each (read, write, other) follows from what it did, as in
-// sysbench: see workload.Stmt.Counted.
+// sysbench: see worker.Stmt.Counted.
 var stmtDefs = [numStmtKinds]string{
 	pointSelect:    "SELECT c FROM sbtest%d WHERE id=?",
 	simpleRange:    "SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ?",

@@ -1,4 +1,4 @@
-// Package compare puts the results of two versions side by side: per
+// Package compare puts the results of versions side by side, oldest first: per
 // workload, throughput and latency against threads, ratios, a verdict, and
 // warnings where datasets or options differ. It renders text, markdown in the
 // layout of the TiDB benchmark reports, and one self-contained HTML file with
