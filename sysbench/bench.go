@@ -48,7 +48,10 @@ func init() {
 			"rand-pareto-h", "rand-zipfian-exp"},
 		Describe: describe,
 		Rewrite:  rewrite,
-		New:      func() workload.Workload { return &suite{} },
+		// sysbench's event queue: a ring of 131,072 slots, one kept free.
+		RateQueue: 131071,
+		QueueFull: "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate",
+		New:       func() workload.Workload { return &suite{} },
 	})
 }
 

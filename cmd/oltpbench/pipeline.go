@@ -376,7 +376,7 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 	}
 	ops := r.Ops()
 	r.Header()
-	cfg := runner.Config{Threads: threads, Duration: p.ro.Time, Events: p.ro.Events, Rate: p.ro.Rate, Warmup: p.ro.Warmup,
+	cfg := runner.Config{Threads: threads, Duration: p.ro.Time, Events: p.ro.Events, Rate: p.ro.Rate, QueueLength: p.spec.RateQueue, Warmup: p.ro.Warmup,
 		ReportInterval: p.ro.ReportInterval, Checkpoints: p.ro.Checkpoints, Grace: p.ro.Grace, Ignore: ignore, Seed: seed,
 		Extra: extra, ExtraConn: extraCn}
 	var live *metrics.Run
@@ -392,7 +392,7 @@ func (p *pipeline) measure(ctx context.Context, co conn.Options, ignore conn.Err
 		live.End(measure.Totals{}, nil, nil)
 		// A failed run has no final report (as sysbench) and no result:
 		// its figures would be compared as if it had run.
-		return nil, runner.Explain(err, threads, p.ro.Rate, co.Password)
+		return nil, runner.Explain(err, threads, p.ro.Rate, co.Password, p.spec.QueueFull)
 	}
 	res.Figures, res.NotApplicable = r.Final(fin)
 	if err := res.SetFinal(fin, ops); err != nil {

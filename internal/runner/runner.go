@@ -38,10 +38,13 @@ type Factory func(dc driver.Conn, t *worker.Thread) (worker.Worker, error)
 
 // Config is the run's shape.
 type Config struct {
-	Threads        int
-	Duration       time.Duration // 0: no time limit
-	Events         int64         // 0: no event limit
-	Rate           float64       // events per second across threads; 0: closed loop
+	Threads  int
+	Duration time.Duration // 0: no time limit
+	Events   int64         // 0: no event limit
+	Rate     float64       // events per second across threads; 0: closed loop
+	// QueueLength is how many scheduled events the --rate queue holds before
+	// a run that cannot keep up stops (0: DefaultQueueLength).
+	QueueLength    int
 	Warmup         time.Duration
 	ReportInterval time.Duration
 	Checkpoints    []time.Duration
@@ -111,11 +114,16 @@ func (e *FatalError) Error() string { return fmt.Sprintf("thread %d: %v", e.Thre
 func (e *FatalError) Unwrap() error { return e.Err }
 
 // Explain words an error that ended a run for the user: a full --rate
-// queue in sysbench's words with what to change, a server error not
-// ignored with its number to add, and never the password.
-func Explain(err error, threads int, rate float64, password string) error {
+// queue in the workload's words (queueFull; the runner's when "") with what
+// to change, a server error not ignored with its number to add, and never
+// the password.
+func Explain(err error, threads int, rate float64, password, queueFull string) error {
 	if errors.Is(err, ErrQueueFull) {
-		return &workload.Message{Text: err.Error(), Hint: fmt.Sprintf("oltpbench: %d threads cannot keep up with --rate=%s: lower --rate or raise --threads", threads, strconv.FormatFloat(rate, 'f', -1, 64))}
+		hint := fmt.Sprintf("oltpbench: %d threads cannot keep up with --rate=%s: lower --rate or raise --threads", threads, strconv.FormatFloat(rate, 'f', -1, 64))
+		if queueFull == "" {
+			return &workload.Message{Text: "oltpbench: " + err.Error(), Hint: hint}
+		}
+		return &workload.Message{Text: queueFull, Hint: hint}
 	}
 	var m *workload.Message
 	if errors.As(err, &m) { // a peer tool's own words
@@ -150,7 +158,11 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 
 	var queue chan int64
 	if cfg.Rate > 0 {
-		queue = make(chan int64, QueueLength)
+		n := cfg.QueueLength
+		if n <= 0 {
+			n = DefaultQueueLength
+		}
+		queue = make(chan int64, n)
 		r.queue = queue
 	}
 
@@ -406,13 +418,13 @@ func (r *run) stopped() bool {
 	}
 }
 
-// QueueLength bounds the --rate queue as sysbench's event queue (a ring of
-// 131072 slots, one kept free).
-const QueueLength = 131071
+// DefaultQueueLength bounds the --rate queue of a workload that sets none
+// (Config.QueueLength).
+const DefaultQueueLength = 100000
 
 // ErrQueueFull ends a --rate run whose threads cannot keep up: the queue of
-// scheduled events is full (sysbench's wording).
-var ErrQueueFull = errors.New("FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate")
+// scheduled events is full. A workload may word it its own way (Explain).
+var ErrQueueFull = errors.New("the --rate queue of scheduled events is full: the threads cannot keep up with the rate")
 
 // schedule feeds the --rate queue with scheduled start times (unix ns),
 // exponentially spaced, as sysbench's event generator does, until ctx ends

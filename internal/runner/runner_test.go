@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/worker"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // These tests exercise the runner's own policy (limits, retries, reconnects)
@@ -326,7 +328,7 @@ func TestCheckpointTimesAndIntervals(t *testing.T) {
 }
 
 // A rate the threads cannot keep up with fills the bounded queue, and the
-// run stops with sysbench's error instead of queueing without end.
+// run stops with ErrQueueFull instead of queueing without end.
 func TestRateOverloadStops(t *testing.T) {
 	var rolled, closed atomic.Int64
 	slow := func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }
@@ -338,6 +340,31 @@ func TestRateOverloadStops(t *testing.T) {
 	}
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("took %v to notice", time.Since(start))
+	}
+}
+
+// The queue holds what the workload says (Config.QueueLength): 1,000
+// events a second for a thread that serves 20 fill 50 slots at once, and
+// would take 100 s to fill the default's. A full one is worded as the
+// workload words it, or as the runner does.
+func TestRateQueueLengthAndWords(t *testing.T) {
+	var rolled, closed atomic.Int64
+	slow := func(*worker.Thread) error { time.Sleep(50 * time.Millisecond); return nil }
+	for _, n := range []int{50, 0} {
+		_, err := Run(context.Background(), Config{Threads: 1, Duration: 2 * time.Second, Rate: 1000, QueueLength: n},
+			&fakeConnector{}, factory(slow, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+		if full := errors.Is(err, ErrQueueFull); full != (n == 50) {
+			t.Fatalf("QueueLength %d: err %v", n, err)
+		}
+		if n == 0 {
+			continue
+		}
+		for words, want := range map[string]string{"": "oltpbench: " + ErrQueueFull.Error(), "FATAL: The event queue is full.": "FATAL: The event queue is full."} {
+			var m *workload.Message
+			if e := Explain(err, 1, 1000, "", words); !errors.As(e, &m) || m.Text != want || !strings.Contains(m.Hint, "--rate=1000") {
+				t.Errorf("Explain with %q: %v", words, e)
+			}
+		}
 	}
 }
 

@@ -52,6 +52,12 @@ type Spec struct {
 	// Base names a registered workload this one is built on (CH-benCHmark
 	// on TPC-C): the fields left empty here are the base's.
 	Base string
+	// RateQueue is how many scheduled events wait in a --rate run before one
+	// that cannot keep up stops, and QueueFull that stop in the peer tool's
+	// words (sysbench's event queue of 131,071 and its FATAL line); 0 and ""
+	// take the runner's.
+	RateQueue int
+	QueueFull string
 	// Rewrite, if set, reads the command line after the workload's name as
 	// the peer tool reads it before parsing (sysbench's deprecated
 	// --test=PATH names the test) and prints the peer's warnings about it.
