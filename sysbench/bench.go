@@ -38,6 +38,7 @@ func init() {
 		Long: "sysbench 1.0.20's OLTP tests with the same options, defaults and text output.\nTests: " +
 			strings.Join(Names(), ", ") + " (oltp_common for prepare and cleanup).",
 		DefaultDB:   "sbtest",
+		DefaultUser: "sbtest", // sysbench's
 		Threads:     "1",
 		ThreadsHelp: "number of threads to use; a list (150,300,600) runs a sweep; a range (8-1024) with --p95-slo searches",
 		Aliases:     map[string]string{"num-threads": "threads", "max-requests": "events", "max-time": "time", "tx-rate": "rate"},

@@ -389,3 +389,24 @@ func TestFlagSpellings(t *testing.T) {
 		})
 	}
 }
+
+// --mysql-user's default is the workload's: sysbench's sbtest for sysbench,
+// MySQL's root for TPC-C, CH and import, as go-tpc and BenchmarkSQL have it.
+func TestMySQLUserDefault(t *testing.T) {
+	for cmd, want := range map[string]string{"tpcc": `(default "root")`, "ch": `(default "root")`, "import": `(default "root")`} {
+		if r := inProcess(cmd, "--help"); !strings.Contains(r.stdout, "--mysql-user string") || !strings.Contains(r.stdout, "MySQL user "+want) {
+			t.Errorf("%s --help: --mysql-user's default is not %s:\n%s", cmd, want, r.stdout)
+		}
+	}
+	if r := inProcess("sysbench", "--help"); !strings.Contains(r.stdout, "--mysql-user=STRING              MySQL user [sbtest]") {
+		t.Errorf("sysbench --help: %s", r.stdout)
+	}
+	// what a sysbench run uses, as its result file records it
+	f := filepath.Join(t.TempDir(), "r.json")
+	if r := inProcess("sysbench", "oltp_point_select", "--mysql-dry-run", "--events=1", "--result-file="+f, "run"); r.code != 0 {
+		t.Fatalf("dry run: %d %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(f); !strings.Contains(string(b), `"mysql-user": "sbtest"`) {
+		t.Errorf("a sysbench run's user is not sbtest: %s", b)
+	}
+}

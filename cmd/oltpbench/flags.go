@@ -27,10 +27,10 @@ type commonFlags struct {
 
 // registerWorkload adds everything a workload command takes besides the
 // workload's own options.
-func (f *commonFlags) registerWorkload(fs *pflag.FlagSet, defaultDB, threads, threadsHelp string, retry []string, retryHelp string) {
+func (f *commonFlags) registerWorkload(fs *pflag.FlagSet, defaultDB, defaultUser, threads, threadsHelp string, retry []string, retryHelp string) {
 	fs.StringVar(&f.lv.threadsSpec, "threads", threads, threadsHelp)
 	f.lv.register(fs)
-	f.conn.Register(fs, defaultDB)
+	f.conn.Register(fs, defaultDB, defaultUser)
 	options.AddList(fs, &f.ignoreErrors, "mysql-ignore-errors", retry, retryHelp)
 	fs.StringVar(&f.netIO, "net-io", "auto", "run: how connections wait for replies: blocking (a thread per connection, as sysbench), poller (Go's network poller), or auto (blocking up to 8 threads per CPU)")
 	f.load.Register(fs, true)

@@ -81,7 +81,7 @@ func importCommand() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.SetNormalizeFunc(options.Normalize(nil))
-	f.conn.Register(fs, "sbtest")
+	f.conn.Register(fs, "sbtest", "")
 	f.load.Register(fs, false)
 	fs.IntVar(&f.threads, "threads", 4, "parallel loads")
 	f.metrics.Register(fs)

@@ -47,7 +47,7 @@ type pipeline struct {
 func newPipeline(spec workload.Spec, fs *pflag.FlagSet, args []string) *pipeline {
 	p := &pipeline{spec: spec, w: spec.New(), fs: fs}
 	fs.SetNormalizeFunc(options.Normalize(spec.Aliases))
-	p.f.registerWorkload(fs, spec.DefaultDB, spec.Threads, spec.ThreadsHelp, spec.Retry, spec.RetryHelp)
+	p.f.registerWorkload(fs, spec.DefaultDB, spec.DefaultUser, spec.Threads, spec.ThreadsHelp, spec.Retry, spec.RetryHelp)
 	p.w.Flags(fs, &p.ro)
 	if d, ok := p.w.(workload.Declarer); ok {
 		d.Declare(args, fs)

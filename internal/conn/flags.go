@@ -25,12 +25,16 @@ type Flags struct {
 	connectTimeout        float64
 }
 
-// Register adds the options to fs; defaultDB is --mysql-db's default.
-func (f *Flags) Register(fs *pflag.FlagSet, defaultDB string) {
+// Register adds the options to fs; defaultDB and defaultUser are
+// --mysql-db's and --mysql-user's defaults ("" for the user: MySQL's root).
+func (f *Flags) Register(fs *pflag.FlagSet, defaultDB, defaultUser string) {
+	if defaultUser == "" {
+		defaultUser = "root"
+	}
 	options.AddList(fs, &f.hosts, "mysql-host", []string{"localhost"}, "MySQL server host(s)")
 	options.AddList(fs, &f.ports, "mysql-port", []string{"3306"}, "MySQL server port(s)")
 	options.AddList(fs, &f.sockets, "mysql-socket", nil, "MySQL socket(s)")
-	fs.StringVar(&f.user, "mysql-user", "sbtest", "MySQL user")
+	fs.StringVar(&f.user, "mysql-user", defaultUser, "MySQL user")
 	fs.StringVar(&f.password, "mysql-password", "", "MySQL password (or MYSQL_PWD, --mysql-password-file)")
 	fs.StringVar(&f.passwordFile, "mysql-password-file", "", "file holding the MySQL password")
 	fs.StringVar(&f.DB, "mysql-db", defaultDB, "MySQL database name")

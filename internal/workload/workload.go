@@ -31,6 +31,7 @@ type Spec struct {
 	Args        int               // positional arguments before the command (sysbench's test)
 	Example     string            // a command line, for the message on a wrong argument count
 	DefaultDB   string            // --mysql-db default
+	DefaultUser string            // --mysql-user default ("": root, as MySQL's clients, go-tpc and BenchmarkSQL have it)
 	Threads     string            // --threads default
 	ThreadsHelp string            // --threads help
 	Aliases     map[string]string // option aliases (sysbench's deprecated names)
