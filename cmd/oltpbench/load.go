@@ -51,8 +51,8 @@ func importCommand() *cobra.Command {
 			if f.load.Dir == "" {
 				return fmt.Errorf("import needs --dir: the folder written by oltpbench csv")
 			}
-			if f.threads < 1 {
-				return fmt.Errorf("invalid --threads=%d: must be at least 1", f.threads)
+			if err := workload.CheckThreads(f.threads); err != nil {
+				return err
 			}
 			co, err := f.conn.Options(cmd.Flags())
 			if err != nil {

@@ -163,10 +163,7 @@ func (p *pipeline) setup(command string, args []string) error {
 		p.f.threads = s.Threads
 		p.f.lv.threadsSpec = strconv.Itoa(s.Threads)
 	}
-	if p.f.threads < 1 {
-		return fmt.Errorf("invalid --threads=%d: must be at least 1", p.f.threads)
-	}
-	return nil
+	return workload.CheckThreads(p.f.threads)
 }
 
 func (p *pipeline) drive(ctx context.Context, command string, args []string) error {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/slo"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // Series is one thread list with its repeats, or one p95-limit search.
@@ -148,8 +149,8 @@ func ParseThreads(spec string, search bool) (levels []int, lo, hi int, err error
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("invalid --threads=%s: a number, a list like 150,300,600, or a range with --p95-slo", spec)
 		}
-		if n < 1 {
-			return nil, 0, 0, fmt.Errorf("invalid --threads=%d: must be at least 1", n)
+		if err := workload.CheckThreads(n); err != nil {
+			return nil, 0, 0, err
 		}
 		levels = append(levels, n)
 	}

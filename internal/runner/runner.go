@@ -141,8 +141,8 @@ func Explain(err error, threads int, rate float64, password, queueFull string) e
 // Run executes the benchmark and returns the final statistics. ctx cancellation
 // (Ctrl-C) ends it early with what was measured.
 func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *hist.Registry, rep measure.Reporter) (*measure.Final, error) {
-	if cfg.Threads < 1 {
-		return nil, errors.New("--threads must be at least 1")
+	if err := workload.CheckThreads(cfg.Threads); err != nil {
+		return nil, err
 	}
 	r := &run{cfg: cfg, cn: cn, newWorker: newWorker, reg: reg}
 	all := cfg.Threads + max(cfg.Extra, 0)

@@ -98,3 +98,12 @@ func SecondsVar(fs *pflag.FlagSet, p *time.Duration, name string, def time.Durat
 	*p = def
 	fs.Var(Seconds{P: p}, name, usage)
 }
+
+// CheckThreads is the one rule for a thread count, wherever one is given
+// (a level of --threads, a load's threads, a run's): at least 1.
+func CheckThreads(n int) error {
+	if n < 1 {
+		return fmt.Errorf("invalid --threads=%d: must be at least 1", n)
+	}
+	return nil
+}
