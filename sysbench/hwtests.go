@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/measure"
-	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/sysbench/hw"
 )
@@ -116,9 +115,8 @@ func (r *hwRun) Header() {
 func (r *hwRun) Interval(iv measure.Interval) {
 	st := r.rep.Stat(iv)
 	at := elapsed(time.Duration(st["time_total"] * float64(time.Second)))
-	if r.t.Bandwidth {
-		b, _ := options.ParseSize(r.v["memory-block-size"])
-		fmt.Fprintf(r.c.Out, "[ %ss ] %4.2f MiB/sec\n", at, st["events"]/st["time_interval"]*float64(b)/(1<<20))
+	if r.t.BytesPerEvent != nil {
+		fmt.Fprintf(r.c.Out, "[ %ss ] %4.2f MiB/sec\n", at, st["events"]/st["time_interval"]*r.t.BytesPerEvent(r.v)/(1<<20))
 		return
 	}
 	fmt.Fprintf(r.c.Out, "[ %ss ] thds: %d eps: %4.2f lat (ms,%s%%): %4.2f\n", at, int(st["threads_running"]),

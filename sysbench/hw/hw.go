@@ -44,8 +44,9 @@ type Test struct {
 	Events func(v Values) int64
 	// Preamble is printed before "Initializing worker threads...".
 	Preamble func(w io.Writer, v Values)
-	// Bandwidth: intervals say MiB/sec (memory) instead of events/s.
-	Bandwidth bool
+	// BytesPerEvent, if set, makes intervals say MiB/sec (memory) instead of
+	// events per second: how many bytes one event moves.
+	BytesPerEvent func(v Values) float64
 	// Summary is printed before "General statistics:": events is the
 	// measured events over secs.
 	Summary func(w io.Writer, v Values, events int64, secs float64)

@@ -52,7 +52,10 @@ var memoryTest = &Test{
 		fmt.Fprintf(w, "Running memory speed test with the following options:\n  block size: %dKiB\n  total size: %dMiB\n  operation: %s\n  scope: %s\n\n",
 			b>>10, t>>20, v["memory-oper"], v["memory-scope"])
 	},
-	Bandwidth: true,
+	BytesPerEvent: func(v Values) float64 {
+		b, _ := options.ParseSize(v["memory-block-size"])
+		return float64(b)
+	},
 	Summary: func(w io.Writer, v Values, events int64, secs float64) {
 		b, _ := options.ParseSize(v["memory-block-size"])
 		mib := float64(events) * float64(b) / (1 << 20)
