@@ -7,6 +7,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/loader"
 )
 
@@ -28,13 +29,13 @@ type commonFlags struct {
 // registerWorkload adds everything a workload command takes besides the
 // workload's own options.
 func (f *commonFlags) registerWorkload(fs *pflag.FlagSet, defaultDB, defaultUser, threads, threadsHelp string, retry []string, retryHelp string) {
-	fs.StringVar(&f.lv.threadsSpec, "threads", threads, threadsHelp)
+	fs.StringVar(&f.lv.threadsSpec, result.FlagThreads, threads, threadsHelp)
 	f.lv.register(fs)
 	f.conn.Register(fs, defaultDB, defaultUser)
 	options.AddList(fs, &f.ignoreErrors, "mysql-ignore-errors", retry, retryHelp)
 	fs.StringVar(&f.netIO, "net-io", "auto", "run: how connections wait for replies: blocking (a thread per connection, as sysbench), poller (Go's network poller), or auto (blocking up to 8 threads per CPU)")
 	f.load.Register(fs, true)
-	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result here")
+	fs.StringVar(&f.resultFile, result.FlagResultFile, "", "write the JSON result here")
 	fs.StringVar(&f.output, "output", "text", "text, json (the JSON result on stdout after the report), or a workload's own style (see its --help)")
 	fs.StringVar(&f.configFile, "config-file", "", "file of key=value options (the command line wins)")
 	f.metrics.Register(fs)

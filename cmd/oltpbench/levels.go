@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
@@ -24,12 +25,12 @@ type levelFlags struct {
 }
 
 func (l *levelFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&l.startAt, "start-at", "", "start at this time (RFC 3339 or Unix seconds), so clients started separately measure the same window; report merge then combines them")
-	fs.IntVar(&l.repeat, "repeat", 1, "run every thread level this many times (one result each in --result-dir): report compare then tells a change from noise")
-	workload.SecondsVar(fs, &l.cooldown, "cooldown", 0, "pause between the levels of a thread sweep (seconds or a duration)")
-	fs.StringVar(&l.resultDir, "result-dir", "", "folder for one result file per thread level")
-	fs.StringVar(&l.p95SLO, "p95-slo", "", "find the thread count with the highest throughput whose p95 stays within this (e.g. 105ms); --threads=lo-hi")
-	fs.IntVar(&l.sloSteps, "slo-steps", 10, "at most this many runs for --p95-slo")
+	fs.StringVar(&l.startAt, result.FlagStartAt, "", "start at this time (RFC 3339 or Unix seconds), so clients started separately measure the same window; report merge then combines them")
+	fs.IntVar(&l.repeat, result.FlagRepeat, 1, "run every thread level this many times (one result each in --result-dir): report compare then tells a change from noise")
+	workload.SecondsVar(fs, &l.cooldown, result.FlagCooldown, 0, "pause between the levels of a thread sweep (seconds or a duration)")
+	fs.StringVar(&l.resultDir, result.FlagResultDir, "", "folder for one result file per thread level")
+	fs.StringVar(&l.p95SLO, result.FlagP95SLO, "", "find the thread count with the highest throughput whose p95 stays within this (e.g. 105ms); --threads=lo-hi")
+	fs.IntVar(&l.sloSteps, result.FlagSLOSteps, 10, "at most this many runs for --p95-slo")
 }
 
 // series is the command line's runs: its thread levels with repeats, or its

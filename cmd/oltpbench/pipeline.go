@@ -150,7 +150,7 @@ func (p *pipeline) setup(command string, args []string) error {
 	if err := p.f.firstThreads(); err != nil {
 		return err
 	}
-	s := &workload.Setup{Command: command, Args: args, Threads: p.f.threads, ThreadsSet: p.fs.Changed("threads"), Seed: p.f.load.Seed, Verbosity: 3}
+	s := &workload.Setup{Command: command, Args: args, Threads: p.f.threads, ThreadsSet: p.fs.Changed(result.FlagThreads), Seed: p.f.load.Seed, Verbosity: 3}
 	if err := p.w.Setup(s); err != nil {
 		return err
 	}

@@ -519,3 +519,37 @@ func TestSearchCooldownEndsOnCtrlC(t *testing.T) {
 		t.Errorf("Ctrl-C in a 600 s cooldown ended the search after %s", took)
 	}
 }
+
+// TestPlanResumesFolderOf3f32ac3: a plan folder written by the binary of
+// 3f32ac3 (before cells had typed keys: its results and its search's
+// .done hold command lines) resumes with nothing measured again, also
+// when the plan re-spells its options; a changed value measures again.
+func TestPlanResumesFolderOf3f32ac3(t *testing.T) {
+	needServer(t)
+	freshDB(t, "plan_legacy")
+	src, err := os.ReadFile("testdata/plan-3f32ac3/plan.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, plan string
+		again      int // runs measured again
+	}{
+		{"as written", string(src), 0},
+		{"re-spelled", strings.NewReplacer("table-size", "table_size", "rand-type", "rand_type", "skip-trx = \"on\"", "skip_trx = \"on\"").Replace(string(src)), 0},
+		{"another value", strings.Replace(string(src), `rand-type = "uniform"`, `rand-type = "special"`, 1), 2},
+	} {
+		dir := filepath.Join(t.TempDir(), "results")
+		if err := os.CopyFS(dir, os.DirFS("testdata/plan-3f32ac3/results")); err != nil {
+			t.Fatal(err)
+		}
+		r := ob(t, nil, planArgs(writePlan(t, c.plan), dir, "plan_legacy")...)
+		mustOK(t, r, c.name)
+		if got := strings.Count(r.stdout, "Threads started!"); got != c.again {
+			t.Errorf("%s: %d runs measured again, want %d:\n%s", c.name, got, c.again, r.stdout)
+		}
+		if c.again == 0 && !strings.Contains(r.stdout, "All 3 cells of the plan are done") {
+			t.Errorf("%s: the folder of 3f32ac3 did not resume:\n%s", c.name, r.stdout)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/slo"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
@@ -34,9 +35,11 @@ type Series struct {
 	Run      time.Duration // the expected length of one run: time + warm-up
 	Cooldown time.Duration // between two runs
 	// Args are the command line of the series' runs without the thread
-	// count: what a result is measured under. A result counts as done
-	// only with the same Args and the same threads (plans).
+	// count. A result counts as done only under the same Key (plans).
 	Args []string
+	// TimeFlag and WarmupFlag are the workload's names of the run's time
+	// and warm-up in Args, for its Key.
+	TimeFlag, WarmupFlag string
 }
 
 // Search is a p95-limit search: the highest throughput whose p95 stays
@@ -60,27 +63,37 @@ type Cell struct {
 	Expected time.Duration // run + cooldown (a search: at its most steps)
 }
 
-// Args is the cell's identity: its series' command line with its threads
-// (a search: its range and limit).
+// Args is the cell's command line: its series' with its threads (a
+// search: its range and limit).
 func (c *Cell) Args() []string {
 	s := c.Series
 	args := append([]string(nil), s.Args...)
 	if s.Search == nil {
-		return append(args, fmt.Sprintf("--threads=%d", c.Threads))
+		return append(args, flag(result.FlagThreads, c.Threads))
 	}
-	args = append(args, fmt.Sprintf("--threads=%d-%d", s.Threads[0], s.Threads[1]), "--p95-slo="+s.Search.Limit,
-		fmt.Sprintf("--slo-steps=%d", s.Search.Steps))
+	args = append(args, fmt.Sprintf("--%s=%d-%d", result.FlagThreads, s.Threads[0], s.Threads[1]),
+		"--"+result.FlagP95SLO+"="+s.Search.Limit, flag(result.FlagSLOSteps, s.Search.Steps))
 	if s.Cooldown > 0 {
-		args = append(args, fmt.Sprintf("--cooldown=%d", int64(s.Cooldown.Seconds())))
+		args = append(args, flag(result.FlagCooldown, int64(s.Cooldown.Seconds())))
 	}
 	return args
 }
 
-// LevelArgs is the identity of one level's run: the series' command line
-// with that thread count, as a sweep cell at that level has.
+// Key is the cell's identity.
+func (c *Cell) Key() (result.Key, error) { return c.Series.key(c.Args()) }
+
+// LevelArgs is one level's command line: the series' with that thread
+// count, as a sweep cell at that level has.
 func (s *Series) LevelArgs(threads int) []string {
-	return append(append([]string(nil), s.Args...), fmt.Sprintf("--threads=%d", threads))
+	return append(append([]string(nil), s.Args...), flag(result.FlagThreads, threads))
 }
+
+// key reads one of the series' command lines into its key.
+func (s *Series) key(args []string) (result.Key, error) {
+	return result.ParseKey(args, s.TimeFlag, s.WarmupFlag)
+}
+
+func flag[T int | int64](name string, v T) string { return fmt.Sprintf("--%s=%d", name, v) }
 
 // String names the cell for progress lines.
 func (c *Cell) String() string {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,29 +55,46 @@ func (e *Executor) Pending(cells []*Cell) (todo []*Cell, done []int, notes []str
 }
 
 // done says whether the cell's result is in the folder under the cell's
-// own Args; else why not, when something is there.
+// own Key; else why not, when something is there.
 func (e *Executor) done(c *Cell) (bool, string) {
 	path := join(e.Dir, c.File)
+	key, err := c.Key()
+	if err != nil {
+		return false, ""
+	}
 	if c.Series.Search != nil {
 		b, err := os.ReadFile(filepath.Join(path, ".done"))
 		if err != nil {
 			return false, ""
 		}
-		var args []string
-		if json.Unmarshal(b, &args) != nil || !slices.Equal(args, c.Args()) {
+		if k, err := c.Series.doneKey(b); err != nil || !k.Equal(key) {
 			return false, "the plan changed since its search ran"
 		}
 		return true, ""
 	}
-	ok, why := measured(path, c.Args())
+	ok, why := c.Series.measured(path, key)
 	if why != "" {
 		why = c.File + " " + why
 	}
 	return ok, why
 }
 
-// measured says whether path holds a complete result measured under args.
-func measured(path string, args []string) (bool, string) {
+// doneKey reads a search's .done: its key, or (written before keys) its
+// command line.
+func (s *Series) doneKey(b []byte) (result.Key, error) {
+	var k result.Key
+	if err := json.Unmarshal(b, &k); err == nil {
+		return k, nil
+	}
+	var args []string
+	if err := json.Unmarshal(b, &args); err != nil {
+		return result.Key{}, err
+	}
+	return s.key(args)
+}
+
+// measured says whether path holds a complete result measured under key.
+func (s *Series) measured(path string, key result.Key) (bool, string) {
 	r, err := result.Read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, ""
@@ -86,10 +102,23 @@ func measured(path string, args []string) (bool, string) {
 	if err != nil {
 		return false, fmt.Sprintf("is unreadable (%v)", err)
 	}
-	if r.Cell == nil || !slices.Equal(r.Cell.Args, args) || r.Interrupted {
+	if r.Cell == nil || r.Interrupted || !s.resultKey(r.Cell).Equal(key) {
 		return false, "holds another command's result (the plan changed)"
 	}
 	return true, ""
+}
+
+// resultKey is the key a result was measured under: the one it records,
+// or its command line's (results written before keys).
+func (s *Series) resultKey(c *result.Cell) result.Key {
+	if c.Key != nil {
+		return *c.Key
+	}
+	k, err := s.key(c.Args)
+	if err != nil {
+		return result.Key{}
+	}
+	return k
 }
 
 // Run runs the cells in order, with each series' cooldown between two
@@ -185,7 +214,11 @@ func (e *Executor) cell(ctx context.Context, c *Cell) error {
 		if !e.Plan || ctx.Err() != nil {
 			return nil
 		}
-		b, _ := json.Marshal(c.Args())
+		key, err := c.Key()
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(key)
 		return os.WriteFile(filepath.Join(e.Dir, c.File, ".done"), b, 0o644)
 	}
 	r, err := e.Measure(ctx, c, c.Threads, out)
@@ -217,7 +250,11 @@ func (e *Executor) keep(ctx context.Context, c *Cell, r *result.Result, args []s
 		if r.Interrupted || ctx.Err() != nil {
 			return e.interrupted(c, true)
 		}
-		r.Cell = &result.Cell{Plan: c.Series.Plan, Step: c.Series.Step, Repeat: c.Repeat, Args: args}
+		key, err := c.Series.key(args)
+		if err != nil {
+			return err
+		}
+		r.Cell = &result.Cell{Plan: c.Series.Plan, Step: c.Series.Step, Repeat: c.Repeat, Args: args, Key: &key}
 	}
 	if path == "" {
 		return nil
@@ -260,7 +297,7 @@ func (e *Executor) search(ctx context.Context, c *Cell, out io.Writer) error {
 		if dir == "" {
 			path = ""
 		}
-		r := e.measuredBefore(path, s.LevelArgs(th))
+		r := e.measuredBefore(s, path, s.LevelArgs(th))
 		if r != nil {
 			fmt.Fprintf(out, "measured before: %s\n", path)
 		} else {
@@ -296,11 +333,15 @@ func (e *Executor) search(ctx context.Context, c *Cell, out io.Writer) error {
 
 // measuredBefore is a plan's level result at path when it was measured
 // under args and completed.
-func (e *Executor) measuredBefore(path string, args []string) *result.Result {
+func (e *Executor) measuredBefore(s *Series, path string, args []string) *result.Result {
 	if !e.Plan || path == "" {
 		return nil
 	}
-	if ok, _ := measured(path, args); !ok {
+	key, err := s.key(args)
+	if err != nil {
+		return nil
+	}
+	if ok, _ := s.measured(path, key); !ok {
 		return nil
 	}
 	r, err := result.Read(path)

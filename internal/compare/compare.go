@@ -340,7 +340,7 @@ func (t *Table) pickBest(n int) {
 	for _, r := range t.Rows {
 		for _, runs := range r.Runs {
 			for _, x := range runs {
-				if d, err := time.ParseDuration(x.Options["p95-slo"]); err == nil && d > 0 {
+				if d, err := time.ParseDuration(x.Options[result.FlagP95SLO]); err == nil && d > 0 {
 					t.P95Limit = float64(d) / float64(time.Millisecond)
 				}
 			}

@@ -27,6 +27,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/result"
 )
 
 // A Source is a run in progress, read at scrape time from any goroutine.
@@ -64,8 +65,8 @@ type Flags struct{ Addr, Client string }
 
 // Register adds --metrics-addr and --client-id to fs.
 func (f *Flags) Register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Addr, "metrics-addr", "", "serve Prometheus metrics of the runs, loads and plan on HOST:PORT/metrics for the whole command")
-	fs.StringVar(&f.Client, "client-id", "", "the client label of the metrics, to tell several client machines apart (default: the host name)")
+	fs.StringVar(&f.Addr, result.FlagMetrics, "", "serve Prometheus metrics of the runs, loads and plan on HOST:PORT/metrics for the whole command")
+	fs.StringVar(&f.Client, result.FlagClientID, "", "the client label of the metrics, to tell several client machines apart (default: the host name)")
 }
 
 // Open starts the endpoint the flags ask for; without --metrics-addr there

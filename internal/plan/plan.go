@@ -20,6 +20,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/result"
 )
 
 // Plan is a whole qualification, as written.
@@ -309,14 +310,15 @@ func (p *Plan) check(known Workloads) error {
 }
 
 // reserved options are the plan's own: set by its keys, not by options.
-var reserved = map[string]string{"threads": "threads", "time": "time", "result-file": "", "result-dir": "",
-	"repeat": "repeats", "p95-slo": "p95_limit", "slo-steps": "search_steps", "cooldown": "cooldown", "start-at": "",
-	"metrics-addr": "", "client-id": ""} // plan run's own: one endpoint for the whole plan
+var reserved = map[string]string{result.FlagThreads: "threads", result.FlagTime: "time", result.FlagResultFile: "",
+	result.FlagResultDir: "", result.FlagRepeat: "repeats", result.FlagP95SLO: "p95_limit", result.FlagSLOSteps: "search_steps",
+	result.FlagCooldown: "cooldown", result.FlagStartAt: "",
+	result.FlagMetrics: "", result.FlagClientID: ""} // plan run's own: one endpoint for the whole plan
 
 // Reserved says whether an option (its name without dashes) is the plan's
 // to set, so neither a step's options nor the options for every command may.
 func Reserved(name string) bool {
-	_, ok := reserved[strings.ReplaceAll(name, "_", "-")]
+	_, ok := reserved[result.CanonicalFlag(name)]
 	return ok
 }
 
@@ -478,7 +480,7 @@ func (p *Plan) Series(timing Timing) []*cells.Series {
 			args = append(args, fmt.Sprintf("--%s=%d", wf, int64(warm.Seconds())))
 		}
 		se := &cells.Series{Plan: p.Name, Step: s.Name, Prefix: s.Name, Numbered: true, Threads: s.Threads,
-			Repeats: s.Repeats, Run: run + warm, Cooldown: cool, Args: args}
+			Repeats: s.Repeats, Run: run + warm, Cooldown: cool, Args: args, TimeFlag: tf, WarmupFlag: wf}
 		if s.P95Limit != "" {
 			se.Search = &cells.Search{Limit: s.P95Limit, Steps: s.SearchSteps, Folder: s.Name + "-p95search"}
 		}

@@ -14,9 +14,9 @@ import (
 )
 
 // clientOptions may differ between the client machines of one run.
-var clientOptions = map[string]bool{"mysql-host": true, "mysql-port": true, "mysql-socket": true, "result-file": true,
-	"output": true, "result-dir": true, "mysql-password-file": true, "config-file": true, "rand-seed": true, "cpu-profile": true,
-	"metrics-addr": true, "client-id": true}
+var clientOptions = map[string]bool{"mysql-host": true, "mysql-port": true, "mysql-socket": true, FlagResultFile: true,
+	"output": true, FlagResultDir: true, "mysql-password-file": true, "config-file": true, "rand-seed": true, "cpu-profile": true,
+	FlagMetrics: true, FlagClientID: true}
 
 // Merge combines the results of one run measured on several client machines:
 // histograms merged exactly, counts summed, threads summed. Results of other
@@ -156,7 +156,7 @@ func DatasetDiff(a, b *Result) []string {
 	for _, x := range optionDiff(a.Dataset, b.Dataset, ign) {
 		d = append(d, "dataset "+x)
 	}
-	ignOpt := map[string]bool{"threads": true, "time": true}
+	ignOpt := map[string]bool{FlagThreads: true, FlagTime: true}
 	for k := range clientOptions {
 		ignOpt[k] = true
 	}

@@ -60,6 +60,9 @@ type Cell struct {
 	Step   string   `json:"step"`
 	Repeat int      `json:"repeat"`
 	Args   []string `json:"args"` // the workload's command line, without the connection
+	// Key is what the cell was measured under, typed (results written
+	// before keys have none: ParseKey reads their Args).
+	Key *Key `json:"key,omitempty"`
 }
 
 // Metric is a workload's headline figure and how it is computed from a
