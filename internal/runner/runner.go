@@ -144,6 +144,26 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	if err := workload.CheckThreads(cfg.Threads); err != nil {
 		return nil, err
 	}
+	r := newRun(cfg, cn, newWorker, reg)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.stopCh = runCtx.Done()
+	live := &Live{r: r}
+	if cfg.Watch != nil {
+		cfg.Watch(live)
+	}
+	th := r.startThreads(runCtx, cancel)
+	c := newClock(cfg, r.start)
+	defer c.stop()
+	interrupted := r.control(ctx, c, rep, live, th.main)
+	endAt := time.Now()
+	cancel()
+	th.wait(cfg.Grace)
+	return r.final(interrupted, endAt, false), th.err()
+}
+
+// newRun makes the run's threads, their statistics and the --rate queue.
+func newRun(cfg Config, cn Connector, newWorker Factory, reg *hist.Registry) *run {
 	r := &run{cfg: cfg, cn: cn, newWorker: newWorker, reg: reg}
 	all := cfg.Threads + max(cfg.Extra, 0)
 	r.threads = make([]*worker.Thread, all)
@@ -152,166 +172,191 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 		r.threads[i] = &worker.Thread{ID: i}
 		r.stats[i].minUs.Store(math.MaxInt64)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	r.stopCh = runCtx.Done()
-
-	var queue chan int64
 	if cfg.Rate > 0 {
 		n := cfg.QueueLength
 		if n <= 0 {
 			n = DefaultQueueLength
 		}
-		queue = make(chan int64, n)
-		r.queue = queue
+		r.queue = make(chan int64, n)
 	}
+	return r
+}
 
+// started are a run's goroutines: main closes when the main threads end
+// (extra threads have no end of their own), all when every thread has.
+type started struct {
+	main, all chan struct{}
+	errs      chan error
+}
+
+// startThreads starts every thread and the --rate scheduler; the first
+// error cancels the run.
+func (r *run) startThreads(ctx context.Context, cancel context.CancelFunc) started {
 	var wg, mainWG sync.WaitGroup
-	errCh := make(chan error, all+1)
+	st := started{main: make(chan struct{}), all: make(chan struct{}), errs: make(chan error, len(r.threads)+1)}
 	r.start = time.Now()
-	r.measuredStart = r.start
-	r.periodStart = r.start
-	live := &Live{r: r}
-	if cfg.Watch != nil {
-		cfg.Watch(live)
-	}
+	r.measuredStart, r.periodStart = r.start, r.start
 	for _, t := range r.threads {
+		main := t.ID < r.cfg.Threads
 		wg.Add(1)
-		main := t.ID < cfg.Threads
 		if main {
 			mainWG.Add(1)
 		}
 		r.running.Add(1)
-		go func(t *worker.Thread) {
+		go func() {
 			defer wg.Done()
 			if main {
 				defer mainWG.Done()
 			}
 			defer r.running.Add(-1)
-			if err := r.thread(runCtx, t); err != nil {
-				errCh <- err
-				cancel()
-			}
-		}(t)
-	}
-	if queue != nil {
-		go func() {
-			if err := r.schedule(runCtx, queue); err != nil {
-				errCh <- err
+			if err := r.thread(ctx, t); err != nil {
+				st.errs <- err
 				cancel()
 			}
 		}()
 	}
-	// The run is over when the main threads are: extra threads have no end of their own.
-	done, allDone := make(chan struct{}), make(chan struct{})
-	go func() { mainWG.Wait(); close(done) }()
-	go func() { wg.Wait(); close(allDone) }()
+	if r.queue != nil {
+		go func() {
+			if err := r.schedule(ctx, r.queue); err != nil {
+				st.errs <- err
+				cancel()
+			}
+		}()
+	}
+	go func() { mainWG.Wait(); close(st.main) }()
+	go func() { wg.Wait(); close(st.all) }()
+	return st
+}
 
-	// The control loop: warm-up end, intervals, checkpoints, time limit.
-	var deadline <-chan time.Time
-	if cfg.Duration > 0 {
-		tm := time.NewTimer(cfg.Warmup + cfg.Duration)
-		defer tm.Stop()
-		deadline = tm.C
+// wait gives the threads grace (10 s when 0) to end after the run has:
+// in-flight statements that do not come back are left behind, and the
+// report covers what finished.
+func (st started) wait(grace time.Duration) {
+	if grace == 0 {
+		grace = 10 * time.Second
 	}
-	var warm <-chan time.Time
-	if cfg.Warmup > 0 {
-		tm := time.NewTimer(cfg.Warmup)
-		defer tm.Stop()
-		warm = tm.C
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-st.all:
+	case <-t.C:
 	}
-	var tick <-chan time.Time
-	var ticker *time.Ticker
-	startTicker := func() {
-		if cfg.ReportInterval > 0 {
-			ticker = time.NewTicker(cfg.ReportInterval)
-			tick = ticker.C
-		}
+}
+
+// err is the error that ended the run, if one did.
+func (st started) err() error {
+	select {
+	case err := <-st.errs:
+		return err
+	default:
+		return nil
 	}
-	if cfg.Warmup == 0 {
-		startTicker()
-	}
-	defer func() {
-		if ticker != nil {
-			ticker.Stop()
-		}
-	}()
-	cps := append([]time.Duration(nil), cfg.Checkpoints...)
-	origin := r.measuredStart
-	var cpTimer *time.Timer
-	var cpCh <-chan time.Time
-	armCheckpoint := func() {
-		if len(cps) > 0 {
-			// Checkpoint times count from the start of measurement, as in sysbench.
-			d := time.Until(origin.Add(cps[0]))
-			cpTimer = time.NewTimer(max(d, 0))
-			cpCh = cpTimer.C
-		}
-	}
-	if cfg.Warmup == 0 {
-		armCheckpoint()
-	}
+}
+
+// control reports until the run ends: the warm-up's end, intervals,
+// checkpoints, the deadline, the main threads' end or ctx (interrupted).
+func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live *Live, done <-chan struct{}) (interrupted bool) {
 	last := r.snapshot()
 	lastAt := r.measuredStart
-	interrupted := false
-loop:
 	for {
 		select {
-		case <-warm:
+		case <-c.warm:
 			r.resetExtremes()
 			r.reg.Reset()
 			live.setBase(r.base)
 			last = r.base
 			r.measuredStart = time.Now()
 			r.periodStart = r.measuredStart
-			origin = r.measuredStart
 			lastAt = r.measuredStart
-			startTicker()
-			armCheckpoint()
-		case now := <-tick:
+			c.measure(r.measuredStart)
+		case now := <-c.tick:
 			iv, cur := r.interval(now, lastAt, last, time.Millisecond)
 			rep.Interval(iv)
 			last, lastAt = cur, now
-		case <-cpCh:
+		case <-c.checkpoint:
 			// Counters and totals start anew (sysbench's checkpoint), but
 			// the clock and the report interval in progress go on.
 			f := r.final(false, time.Now(), true)
 			rep.Checkpoint(*f)
 			r.periodStart = f.End
-			cps = cps[1:]
-			armCheckpoint()
-		case now := <-deadline:
+			c.nextCheckpoint()
+		case now := <-c.deadline:
 			// sysbench prints the interval that ends with the run.
-			if tick != nil && now.Sub(lastAt) >= cfg.ReportInterval/2 {
+			if c.tick != nil && now.Sub(lastAt) >= r.cfg.ReportInterval/2 {
 				iv, _ := r.interval(now, lastAt, last, time.Second)
 				rep.Interval(iv)
 			}
-			break loop
+			return false
 		case <-done:
-			break loop
+			return false
 		case <-ctx.Done():
-			interrupted = true
-			break loop
+			return true
 		}
 	}
-	endAt := time.Now()
-	cancel()
-	grace := cfg.Grace
-	if grace == 0 {
-		grace = 10 * time.Second
+}
+
+// clock is a run's timers: the warm-up's end, then the report intervals
+// and the checkpoints (counted from the start of measurement, as in
+// sysbench), and the deadline (warm-up and time from the start). A nil
+// channel never fires.
+type clock struct {
+	interval                         time.Duration
+	warm, tick, checkpoint, deadline <-chan time.Time
+	checkpoints                      []time.Duration
+	origin                           time.Time
+	timers                           []*time.Timer
+	ticker                           *time.Ticker
+}
+
+func newClock(cfg Config, start time.Time) *clock {
+	c := &clock{interval: cfg.ReportInterval, checkpoints: append([]time.Duration(nil), cfg.Checkpoints...)}
+	if cfg.Duration > 0 {
+		c.deadline = c.after(cfg.Warmup + cfg.Duration)
 	}
-	select {
-	case <-allDone:
-	case <-time.After(grace):
-		// In-flight statements that do not come back are left behind; the report
-		// covers what finished.
+	if cfg.Warmup > 0 {
+		c.warm = c.after(cfg.Warmup)
+	} else {
+		c.measure(start)
 	}
-	select {
-	case err := <-errCh:
-		return r.final(interrupted, endAt, false), err
-	default:
+	return c
+}
+
+// measure starts the intervals and checkpoints from the start of
+// measurement.
+func (c *clock) measure(at time.Time) {
+	c.origin = at
+	if c.interval > 0 {
+		c.ticker = time.NewTicker(c.interval)
+		c.tick = c.ticker.C
 	}
-	return r.final(interrupted, endAt, false), nil
+	c.checkpoint = nil
+	if len(c.checkpoints) > 0 {
+		c.checkpoint = c.after(max(time.Until(at.Add(c.checkpoints[0])), 0))
+	}
+}
+
+// nextCheckpoint arms the checkpoint after the one that fired.
+func (c *clock) nextCheckpoint() {
+	c.checkpoints = c.checkpoints[1:]
+	c.checkpoint = nil
+	if len(c.checkpoints) > 0 {
+		c.checkpoint = c.after(max(time.Until(c.origin.Add(c.checkpoints[0])), 0))
+	}
+}
+
+func (c *clock) after(d time.Duration) <-chan time.Time {
+	t := time.NewTimer(d)
+	c.timers = append(c.timers, t)
+	return t.C
+}
+
+func (c *clock) stop() {
+	for _, t := range c.timers {
+		t.Stop()
+	}
+	if c.ticker != nil {
+		c.ticker.Stop()
+	}
 }
 
 type run struct {
