@@ -24,160 +24,199 @@ import (
 // with schema files, a manifest and IMPORT INTO statements. Files are the same
 // byte for byte at any thread count. Each file is written under a temporary
 // name and renamed when complete; o.Resume keeps the files an interrupted run
-// completed.
+// completed. Its phases are csvWrite's, as Load's are job's.
 func WriteCSV(ctx context.Context, db string, ds Dataset, o Options) (*Manifest, error) {
-	if err := o.defaults(); err != nil {
-		return nil, err
+	w := &csvWrite{db: db, ds: ds, o: o}
+	for _, phase := range []func(context.Context) error{w.open, w.schema, w.plan, w.sweep, w.write, w.finish} {
+		if err := phase(ctx); err != nil {
+			return nil, err
+		}
 	}
-	st, err := OpenStore(o.Dir, o.FileSize)
+	return w.m, nil
+}
+
+// csvWrite is one WriteCSV: the store, the manifest it fills, the files
+// done before (resume) and the files still to write.
+type csvWrite struct {
+	db    string
+	ds    Dataset
+	o     Options
+	st    Store
+	m     *Manifest
+	done  map[string]ManifestFile
+	mine  string // this shard's manifest (the whole manifest without shards)
+	files []fileTask
+	total int64 // estimated rows to write
+}
+
+// fileTask is one data file to write: chunks c0 up to c1 of a table.
+type fileTask struct {
+	t      *dataset.Table
+	mt     *ManifestTable
+	f      ManifestFile
+	c0, c1 int64
+}
+
+// open checks the options and the store, and reads what an interrupted
+// run completed.
+func (w *csvWrite) open(context.Context) error {
+	if err := w.o.defaults(); err != nil {
+		return err
+	}
+	st, err := OpenStore(w.o.Dir, w.o.FileSize)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if db == "" {
-		return nil, errors.New("no database name for the files: set --mysql-db")
+	if w.db == "" {
+		return errors.New("no database name for the files: set --mysql-db")
 	}
 	if err := st.Check(true); err != nil {
-		return nil, err
+		return err
 	}
-	m := &Manifest{Format: ManifestFormat, DB: db, Workload: ds.Workload, Seed: o.Seed, Meta: ds.Meta, Shard: o.Shard, Shards: o.Shards, store: st}
-	done, err := readProgress(st, progressFile(db, o.Shard, o.Shards))
-	if err != nil {
-		return nil, err
+	w.st = st
+	w.m = &Manifest{Format: ManifestFormat, DB: w.db, Workload: w.ds.Workload, Seed: w.o.Seed, Meta: w.ds.Meta, Shard: w.o.Shard, Shards: w.o.Shards, store: st}
+	if w.done, err = readProgress(st, progressFile(w.db, w.o.Shard, w.o.Shards)); err != nil {
+		return err
 	}
-	mine := manifestFile(db)
-	if o.Shards > 0 {
-		mine = manifestPart(db, o.Shard, o.Shards)
-		if st.Size(manifestFile(db)) >= 0 {
-			return nil, fmt.Errorf("%s already holds the whole set of database %q: shards go to another --dir", st.Location(), db)
+	w.mine = manifestFile(w.db)
+	if w.o.Shards > 0 {
+		w.mine = manifestPart(w.db, w.o.Shard, w.o.Shards)
+		if st.Size(manifestFile(w.db)) >= 0 {
+			return fmt.Errorf("%s already holds the whole set of database %q: shards go to another --dir", st.Location(), w.db)
 		}
 	}
-	if !o.Resume {
-		if len(done) > 0 || st.Size(mine) >= 0 {
-			return nil, fmt.Errorf("%s already holds files of database %q: use --resume to finish them, another --dir, or remove them", st.Location(), db)
-		}
+	if !w.o.Resume && (len(w.done) > 0 || st.Size(w.mine) >= 0) {
+		return fmt.Errorf("%s already holds files of database %q: use --resume to finish them, another --dir, or remove them", st.Location(), w.db)
 	}
-	type job struct {
-		t  *dataset.Table
-		mt *ManifestTable
-		f  ManifestFile
-		c0 int64 // first chunk
-		c1 int64 // past the last chunk
-	}
-	var jobs []job
-	var total int64
-	for i := range ds.Tables {
-		t := &ds.Tables[i]
+	return nil
+}
+
+// schema writes each table's and view's DDL and the database's, and the
+// manifest's tables.
+func (w *csvWrite) schema(context.Context) error {
+	db := w.db
+	for i := range w.ds.Tables {
+		t := &w.ds.Tables[i]
 		split, err := SplitDDL(t.DDL)
 		if err != nil {
-			return nil, fmt.Errorf("table %s: %v", t.Name, err)
+			return fmt.Errorf("table %s: %v", t.Name, err)
 		}
-		if err := writeObject(st, schemaFile(db, t.Name), []byte(split.Combined+";\n")); err != nil {
-			return nil, err
+		if err := writeObject(w.st, schemaFile(db, t.Name), []byte(split.Combined+";\n")); err != nil {
+			return err
 		}
 		mt := ManifestTable{Name: t.Name, Columns: t.Columns, Rows: t.Rows, KeyColumn: t.KeyColumn, SchemaFile: schemaFile(db, t.Name)}
-		mt.ChunksPerFile = chunksPerFile(t, o)
-		m.Tables = append(m.Tables, mt)
-	}
-	m.Extends = ds.Extends
-	for _, v := range ds.Views {
-		if err := writeObject(st, viewFile(db, v.Name), []byte(v.DDL+";\n")); err != nil {
-			return nil, err
-		}
-		m.Views = append(m.Views, ManifestView{Name: v.Name, SchemaFile: viewFile(db, v.Name)})
-	}
-	if err := writeObject(st, schemaCreateFile(db), []byte("CREATE DATABASE IF NOT EXISTS "+quoteIdent(db)+";\n")); err != nil {
-		return nil, err
-	}
-	// With shards, file n of every table goes to shard n mod shards (in
-	// table order within a number): names and bytes are those of a
-	// one-machine generation, each written by one shard.
-	for i := range ds.Tables {
-		t, mt := &ds.Tables[i], &m.Tables[i]
+		mt.ChunksPerFile = chunksPerFile(t, w.o)
 		mt.TotalFiles = (t.Chunks() + mt.ChunksPerFile - 1) / mt.ChunksPerFile
+		w.m.Tables = append(w.m.Tables, mt)
 	}
-	for i := range ds.Tables {
-		t, mt := &ds.Tables[i], &m.Tables[i]
+	w.m.Extends = w.ds.Extends
+	for _, v := range w.ds.Views {
+		if err := writeObject(w.st, viewFile(db, v.Name), []byte(v.DDL+";\n")); err != nil {
+			return err
+		}
+		w.m.Views = append(w.m.Views, ManifestView{Name: v.Name, SchemaFile: viewFile(db, v.Name)})
+	}
+	return writeObject(w.st, schemaCreateFile(db), []byte("CREATE DATABASE IF NOT EXISTS "+quoteIdent(db)+";\n"))
+}
+
+// plan lists the data files to write. With shards, file n of every table
+// goes to shard n mod shards (in table order within a number): names and
+// bytes are those of a one-machine generation, each written by one shard.
+// A file an interrupted run completed goes into the manifest as it is.
+func (w *csvWrite) plan(context.Context) error {
+	for i := range w.ds.Tables {
+		t, mt := &w.ds.Tables[i], &w.m.Tables[i]
 		for c0, n := int64(0), int64(0); c0 < t.Chunks(); c0, n = c0+mt.ChunksPerFile, n+1 {
-			if o.Shards > 0 {
-				if (int(n)*len(ds.Tables)+i)%o.Shards != o.Shard-1 {
-					continue
-				}
+			if w.o.Shards > 0 && (int(n)*len(w.ds.Tables)+i)%w.o.Shards != w.o.Shard-1 {
+				continue
 			}
 			c1 := min(c0+mt.ChunksPerFile, t.Chunks())
 			first, _ := t.ChunkRange(c0)
 			lf, ln := t.ChunkRange(c1 - 1)
-			f := ManifestFile{Name: dataFile(db, t.Name, n), Unit: n, FirstRow: first, Rows: lf + ln - first, table: t.Name}
-			est := t.EstimatedRowsOf(f.Rows)
+			f := ManifestFile{Name: dataFile(w.db, t.Name, n), Unit: n, FirstRow: first, Rows: lf + ln - first, table: t.Name}
 			if t.KeyOf != nil {
 				f.FirstKey, f.LastKey = t.KeyOf(first), t.KeyOf(lf+ln-1)
 			}
-			if d, ok := done[f.Name]; ok && st.Size(f.Name) == d.Bytes {
+			if d, ok := w.done[f.Name]; ok && w.st.Size(f.Name) == d.Bytes {
 				mt.Files = append(mt.Files, d)
 				continue
 			}
-			jobs = append(jobs, job{t, mt, f, c0, c1})
-			total += est
+			w.files = append(w.files, fileTask{t, mt, f, c0, c1})
+			w.total += t.EstimatedRowsOf(f.Rows)
 		}
 	}
-	// Uploads or temporary files a killed run left for the files still to
-	// write go first; other shards' (perhaps running now) are not touched.
+	return nil
+}
+
+// sweep removes the uploads or temporary files a killed run left for the
+// files still to write; other shards' (perhaps running now) are not touched.
+func (w *csvWrite) sweep(context.Context) error {
 	var todo []string
-	for _, jb := range jobs {
-		todo = append(todo, jb.f.Name)
+	for _, ft := range w.files {
+		todo = append(todo, ft.f.Name)
 	}
-	if n, err := st.Sweep(todo); err != nil {
-		return nil, err
-	} else if n > 0 {
-		fmt.Fprintf(o.Info, "Removed %d incomplete file(s) an interrupted run left\n", n)
-	}
-	plog, err := st.Log(progressFile(db, o.Shard, o.Shards))
+	n, err := w.st.Sweep(todo)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if n > 0 {
+		fmt.Fprintf(w.o.Info, "Removed %d incomplete file(s) an interrupted run left\n", n)
+	}
+	return nil
+}
+
+// write writes the files on o.Threads, each logged as done when complete.
+func (w *csvWrite) write(ctx context.Context) error {
+	progress := progressFile(w.db, w.o.Shard, w.o.Shards)
+	plog, err := w.st.Log(progress)
+	if err != nil {
+		return err
 	}
 	defer plog.Close()
 	var mu sync.Mutex
-	meter := startMeter(o.Info, "csv", total, o.Progress, 10*time.Second)
+	meter := startMeter(w.o.Info, "csv", w.total, w.o.Progress, 10*time.Second)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.Threads)
-	for _, jb := range jobs {
+	g.SetLimit(w.o.Threads)
+	for _, ft := range w.files {
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
-			f := jb.f
-			if err := writeDataFile(gctx, st, jb.t, &f, jb.c0, jb.c1, o.Seed, meter); err != nil {
+			f := ft.f
+			if err := writeDataFile(gctx, w.st, ft.t, &f, ft.c0, ft.c1, w.o.Seed, meter); err != nil {
 				return err
 			}
 			line, _ := json.Marshal(f)
 			mu.Lock()
 			defer mu.Unlock()
-			jb.mt.Files = append(jb.mt.Files, f)
+			ft.mt.Files = append(ft.mt.Files, f)
 			if err := plog.Add(f.Name+".json", line); err != nil {
-				return fmt.Errorf("writing %s: %v", progressFile(db, o.Shard, o.Shards), err)
+				return fmt.Errorf("writing %s: %w", progress, err)
 			}
 			return nil
 		})
 	}
 	err = g.Wait()
 	meter.finish()
-	if err != nil {
-		return nil, err
-	}
-	for i := range m.Tables {
-		m.Tables[i].Rows = 0
-		for _, f := range m.Tables[i].Files {
-			m.Tables[i].Rows += f.Rows
+	return err
+}
+
+// finish writes the manifest (rows counted from its files) and the IMPORT
+// INTO statements.
+func (w *csvWrite) finish(context.Context) error {
+	for i := range w.m.Tables {
+		mt := &w.m.Tables[i]
+		mt.Rows = 0
+		for _, f := range mt.Files {
+			mt.Rows += f.Rows
 		}
-		sort.Slice(m.Tables[i].Files, func(a, b int) bool { return m.Tables[i].Files[a].Unit < m.Tables[i].Files[b].Unit })
+		sort.Slice(mt.Files, func(a, b int) bool { return mt.Files[a].Unit < mt.Files[b].Unit })
 	}
-	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := writeObject(st, mine, append(b, '\n')); err != nil {
-		return nil, err
+	b, _ := json.MarshalIndent(w.m, "", "  ")
+	if err := writeObject(w.st, w.mine, append(b, '\n')); err != nil {
+		return err
 	}
-	if err := writeObject(st, importFile(db), []byte(ImportSQL(m, st.Location(), o.Threads))); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return writeObject(w.st, importFile(w.db), []byte(ImportSQL(w.m, w.st.Location(), w.o.Threads)))
 }
 
 // chunksPerFile sizes files from the first chunk's encoded size: a function

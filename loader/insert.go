@@ -97,7 +97,7 @@ var errStopped = errors.New("loader: insert stopped")
 // insertRows generates rows into multi-row INSERT statements and executes
 // them on tx. Two buffers alternate: the next statement is generated while
 // the server executes the current one, as LOAD DATA's pipe does for local.
-func insertRows(ctx context.Context, tx *sql.Tx, t *dataset.Table, r *random.Rand, first, n int64, prefix string, limit int) (rows, sent int64, err error) {
+func insertRows(ctx context.Context, tx *sql.Tx, t *dataset.Table, r *random.Rand, first, n int64, prefix string, limit int) (loaded, error) {
 	full := make(chan []byte, 1)
 	empty := make(chan []byte, 1)
 	stop := make(chan struct{})
@@ -141,10 +141,10 @@ func insertRows(ctx context.Context, tx *sql.Tx, t *dataset.Table, r *random.Ran
 	}
 	genErr := <-done
 	if execErr != nil {
-		return 0, 0, execErr
+		return loaded{}, execErr
 	}
 	if genErr != nil {
-		return 0, 0, genErr
+		return loaded{}, genErr
 	}
-	return enc.total, enc.sent, nil
+	return loaded{Rows: enc.total, Bytes: enc.sent}, nil
 }

@@ -77,7 +77,8 @@ func TestInsertRowsPipelined(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		rows, sent, err := insertRows(ctx, tx, numbered, random.NewRand(1), first, n, "INSERT INTO t (id, v) VALUES ", 200)
+		l, err := insertRows(ctx, tx, numbered, random.NewRand(1), first, n, "INSERT INTO t (id, v) VALUES ", 200)
+		rows, sent := l.Rows, l.Bytes
 		if err == nil {
 			err = tx.Commit()
 		}
@@ -136,7 +137,7 @@ func TestInsertRowsCancelled(t *testing.T) {
 	}
 	defer tx.Rollback()
 	cancel()
-	if _, _, err := insertRows(ctx, tx, numbered, random.NewRand(1), 0, 100000, "INSERT INTO t (id, v) VALUES ", 200); err == nil {
+	if _, err := insertRows(ctx, tx, numbered, random.NewRand(1), 0, 100000, "INSERT INTO t (id, v) VALUES ", 200); err == nil {
 		t.Fatal("insert with a cancelled context succeeded")
 	}
 	var n int

@@ -470,12 +470,12 @@ func (j *job) load(ctx context.Context) error {
 		g.Go(func() error {
 			announceTable(tk.u.ti)
 			t := &j.ds.Tables[tk.u.ti]
-			rows, b, err := loadUnit(gctx, j.pool, int(seq.Add(1)), t, tk.u, tk.redo, j.rep.Mode, j.files, j.o)
+			l, err := loadUnit(gctx, unitLoad{pool: j.pool, seq: int(seq.Add(1)), t: t, u: tk.u, redo: tk.redo, mode: j.rep.Mode, files: j.files, o: j.o})
 			if err != nil {
 				return fmt.Errorf("loading %s unit %d: %w", t.Name, tk.u.idx, err)
 			}
-			m.add(rows, b)
-			j.prog.unit(tk.u.ti, rows, b)
+			m.add(l.Rows, l.Bytes)
+			j.prog.unit(tk.u.ti, l.Rows, l.Bytes)
 			if j.left[tk.u.ti].Add(-1) == 0 && j.o.Shards == 0 {
 				return j.addIndexes(gctx, tk.u.ti)
 			}
@@ -577,53 +577,65 @@ func (j *job) finish(ctx context.Context) error {
 	return writeDataset(ctx, j.pool.DB(0), summary, nil)
 }
 
+// unitLoad is how one unit is loaded: where, which, and whether a crashed
+// earlier attempt may have left part of it.
+type unitLoad struct {
+	pool  *conn.Pool
+	seq   int // which connection: units spread over the pool's endpoints
+	t     *dataset.Table
+	u     unit
+	redo  bool
+	mode  string // "local" streams LOAD DATA; otherwise INSERT (a file unit always LOAD DATA)
+	files Store
+	o     Options
+}
+
+// loaded is what loading a unit (or its rows) did.
+type loaded struct {
+	Rows  int64 // rows written
+	Bytes int64 // bytes sent to the server
+}
+
 // loadUnit loads one unit in one transaction with its progress row. redo
 // first removes whatever a crashed earlier attempt left in its key range
 // (engines without transactions keep half a unit).
-func loadUnit(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table, u unit, redo bool, mode string, files Store, o Options) (rows, sent int64, err error) {
+func loadUnit(ctx context.Context, ul unitLoad) (loaded, error) {
 	// A unit is one transaction: on a deadlock or lock wait timeout (two
 	// resumed units of one table), it is rolled back whole and redone.
 	for attempt := 0; ; attempt++ {
-		sent, rows, err = loadUnitTx(ctx, pool, seq, t, u, redo, mode, files, o)
+		l, err := ul.tx(ctx)
 		if n := conn.Number(err); (n == conn.ErrDeadlock || n == conn.ErrLockWaitTimeout) && attempt < 10 && ctx.Err() == nil {
 			time.Sleep(time.Duration(attempt+1) * 50 * time.Millisecond)
 			continue
 		}
-		return rows, sent, err
+		return l, err
 	}
 }
 
-func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table, u unit, redo bool, mode string, files Store, o Options) (int64, int64, error) {
-	c, err := pool.ConnAt(ctx, seq)
+// tx is one attempt at the unit.
+func (ul unitLoad) tx(ctx context.Context) (loaded, error) {
+	t, u, o, files := ul.t, ul.u, ul.o, ul.files
+	c, err := ul.pool.ConnAt(ctx, ul.seq)
 	if err != nil {
-		return 0, 0, err
+		return loaded{}, err
 	}
 	defer c.Close()
 	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, 0, err
+		return loaded{}, err
 	}
 	defer tx.Rollback()
-	if redo && u.keyed && u.n > 0 {
-		// Only a unit a crash left half-loaded has rows to remove; a plain
-		// read first spares the others the DELETE's gap locks.
-		rng := fmt.Sprintf("%s WHERE %s BETWEEN %d AND %d", quoteIdent(t.Name), quoteIdent(t.KeyColumn), u.lo, u.hi)
-		var one int
-		err := tx.QueryRowContext(ctx, "SELECT 1 FROM "+rng+" LIMIT 1").Scan(&one)
-		if err == nil {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+rng); err != nil {
-				return 0, 0, err
-			}
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return 0, 0, err
+	if ul.redo && u.keyed && u.n > 0 {
+		if err := removePart(ctx, tx, t, u); err != nil {
+			return loaded{}, err
 		}
 	}
 	var sent, rows int64
-	switch {
+	switch mode := ul.mode; {
 	case u.file != "":
 		f, err := files.Open(u.file)
 		if err != nil {
-			return 0, 0, err
+			return loaded{}, err
 		}
 		defer f.Close()
 		// The file is hashed as it streams, and checked against the manifest
@@ -633,11 +645,11 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table,
 		file, release := conn.LocalInfile(cr)
 		defer release()
 		if _, err := tx.ExecContext(ctx, loadDataSQL(file, t, true)); err != nil {
-			return 0, 0, err
+			return loaded{}, err
 		}
 		sent, rows = cr.n, u.n
 		if got := hex.EncodeToString(h.Sum(nil)); u.sha256 != "" && got != u.sha256 {
-			return 0, 0, fmt.Errorf("%s/%s: SHA-256 %s differs from the manifest's %s: the file changed; make the files again", files.Location(), u.file, got, u.sha256)
+			return loaded{}, fmt.Errorf("%s/%s: SHA-256 %s differs from the manifest's %s: the file changed; make the files again", files.Location(), u.file, got, u.sha256)
 		}
 	case mode == "local":
 		// Generate into a pipe while the driver streams it to the server, so
@@ -667,21 +679,38 @@ func loadUnitTx(ctx context.Context, pool *conn.Pool, seq int, t *dataset.Table,
 		_, err := tx.ExecContext(ctx, loadDataSQL(file, t, false))
 		pr.CloseWithError(errors.New("load ended")) // unblock the generator if the statement failed
 		if err != nil {
-			return 0, 0, err
+			return loaded{}, err
 		}
 	default:
-		var err error
-		rows, sent, err = insertRows(ctx, tx, t, random.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n,
+		l, err := insertRows(ctx, tx, t, random.NewRand(o.Seed, hashName(t.Name), uint64(u.idx)), u.first, u.n,
 			"INSERT INTO "+quoteIdent(t.Name)+" "+columnList(t.Columns)+" VALUES ", o.BatchBytes)
 		if err != nil {
-			return 0, 0, err
+			return loaded{}, err
 		}
+		rows, sent = l.Rows, l.Bytes
 	}
 	rows = atomic.LoadInt64(&rows)
 	if _, err := tx.ExecContext(ctx, "INSERT INTO "+progressTable+" (tbl, unit, `rows`) VALUES (?, ?, ?)", t.Name, u.idx, rows); err != nil {
-		return 0, 0, err
+		return loaded{}, err
 	}
-	return atomic.LoadInt64(&sent), rows, tx.Commit()
+	return loaded{Rows: rows, Bytes: atomic.LoadInt64(&sent)}, tx.Commit()
+}
+
+// removePart removes what a crashed attempt left of a unit. Only a unit a
+// crash left half-loaded has rows to remove; a plain read first spares the
+// others the DELETE's gap locks.
+func removePart(ctx context.Context, tx *sql.Tx, t *dataset.Table, u unit) error {
+	rng := fmt.Sprintf("%s WHERE %s BETWEEN %d AND %d", quoteIdent(t.Name), quoteIdent(t.KeyColumn), u.lo, u.hi)
+	var one int
+	err := tx.QueryRowContext(ctx, "SELECT 1 FROM "+rng+" LIMIT 1").Scan(&one)
+	switch {
+	case err == nil:
+		_, err = tx.ExecContext(ctx, "DELETE FROM "+rng)
+		return err
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	}
+	return err
 }
 
 // loadDataSQL is the LOAD DATA LOCAL statement of a unit streamed as file
