@@ -36,7 +36,7 @@ func setTiFlashReplicas(ctx context.Context, db *sql.DB, ds dataset.Dataset, n i
 	}
 	for _, q := range tiflashSQL(ds, n) {
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %v", q, err)
+			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
 	fmt.Fprintf(out, "Waiting for %d TiFlash replica(s) of %d tables...\n", n, len(ds.Tables))

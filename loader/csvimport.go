@@ -50,7 +50,7 @@ func importManifest(ctx context.Context, co conn.Options, m *Manifest, o Options
 	for _, v := range m.Views {
 		ddl, err := m.store.ReadFile(v.SchemaFile)
 		if err != nil {
-			return nil, fmt.Errorf("schema of view %s: %v", v.Name, err)
+			return nil, fmt.Errorf("schema of view %s: %w", v.Name, err)
 		}
 		ds.Views = append(ds.Views, dataset.View{Name: v.Name, DDL: strings.TrimSuffix(strings.TrimSpace(string(ddl)), ";")})
 	}
@@ -59,7 +59,7 @@ func importManifest(ctx context.Context, co conn.Options, m *Manifest, o Options
 	for ti, mt := range m.Tables {
 		ddl, err := m.store.ReadFile(mt.SchemaFile)
 		if err != nil {
-			return nil, fmt.Errorf("schema of %s: %v", mt.Name, err)
+			return nil, fmt.Errorf("schema of %s: %w", mt.Name, err)
 		}
 		ds.Tables = append(ds.Tables, dataset.Table{Name: mt.Name, DDL: string(ddl), Columns: mt.Columns, Rows: mt.Rows, KeyColumn: mt.KeyColumn})
 		var us []unit
@@ -94,7 +94,7 @@ func importTiDB(ctx context.Context, pool *conn.Pool, m *Manifest, ds Dataset, o
 	for _, mt := range m.Tables {
 		t := ds.Tables[slices.IndexFunc(ds.Tables, func(t dataset.Table) bool { return t.Name == mt.Name })]
 		if _, err := db.ExecContext(ctx, ifNotExists(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t.DDL), ";")))); err != nil {
-			return nil, fmt.Errorf("creating %s: %v", t.Name, err)
+			return nil, fmt.Errorf("creating %s: %w", t.Name, err)
 		}
 	}
 	rep.Create = time.Since(start)

@@ -99,7 +99,7 @@ func (w *csvWrite) schema(context.Context) error {
 		t := &w.ds.Tables[i]
 		split, err := SplitDDL(t.DDL)
 		if err != nil {
-			return fmt.Errorf("table %s: %v", t.Name, err)
+			return fmt.Errorf("table %s: %w", t.Name, err)
 		}
 		if err := writeObject(w.st, schemaFile(db, t.Name), []byte(split.Combined+";\n")); err != nil {
 			return err
@@ -304,7 +304,7 @@ func describeWrite(path string, err error) error {
 	if errors.Is(err, syscall.ENOSPC) {
 		return fmt.Errorf("writing %s: disk full; free space or choose another --dir (no partial file was left under that name)", path)
 	}
-	return fmt.Errorf("writing %s: %v", path, err)
+	return fmt.Errorf("writing %s: %w", path, err)
 }
 
 // writeObject stores a small file whole.

@@ -52,7 +52,7 @@ func SplitDDL(ddl string) (*Split, error) {
 	p := parser.New()
 	stmts, _, err := p.Parse(ddl, "", "")
 	if err != nil {
-		return nil, fmt.Errorf("parsing DDL: %v", err)
+		return nil, fmt.Errorf("parsing DDL: %w", err)
 	}
 	s := &Split{}
 	var specs []*ast.AlterTableSpec

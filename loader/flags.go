@@ -45,7 +45,7 @@ func (f *Flags) Options(threads int) (Options, error) {
 	}
 	size, err := ParseSize(f.csvFileSize)
 	if err != nil {
-		return Options{}, fmt.Errorf("invalid --csv-file-size=%s: %v", f.csvFileSize, err)
+		return Options{}, fmt.Errorf("invalid --csv-file-size=%s: %w", f.csvFileSize, err)
 	}
 	switch f.progress {
 	case "auto", "on", "off":

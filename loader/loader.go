@@ -269,7 +269,7 @@ func (j *job) plan(ctx context.Context) error {
 	for i, t := range j.ds.Tables {
 		j.names = append(j.names, t.Name)
 		if j.splits[i], err = SplitDDL(t.DDL); err != nil {
-			return fmt.Errorf("table %s: %v", t.Name, err)
+			return fmt.Errorf("table %s: %w", t.Name, err)
 		}
 	}
 	if j.existing, err = existingTables(ctx, j.pool.DB(0), j.schema, j.names); err != nil {
@@ -373,7 +373,7 @@ func (j *job) create(ctx context.Context) error {
 				if j.continuing && conn.Number(err) == conn.ErrDupKeyName { // another shard added the index first
 					continue
 				}
-				return fmt.Errorf("creating table %s: %v", t.Name, err)
+				return fmt.Errorf("creating table %s: %w", t.Name, err)
 			}
 		}
 	}
@@ -513,7 +513,7 @@ func (j *job) addIndexes(ctx context.Context, ti int) error {
 	st := time.Now()
 	defer func() { j.indexNs.Add(int64(time.Since(st))) }()
 	if _, err := j.pool.DB(ti).ExecContext(ctx, q); err != nil && conn.Number(err) != conn.ErrDupKeyName {
-		return fmt.Errorf("adding indexes to %s: %v", s.Table, err)
+		return fmt.Errorf("adding indexes to %s: %w", s.Table, err)
 	}
 	return nil
 }
@@ -550,7 +550,7 @@ func (j *job) index(ctx context.Context) (complete bool, err error) {
 func createViews(ctx context.Context, db *sql.DB, views []dataset.View) error {
 	for _, v := range views {
 		if _, err := db.ExecContext(ctx, v.DDL); err != nil {
-			return fmt.Errorf("creating view %s: %v", v.Name, err)
+			return fmt.Errorf("creating view %s: %w", v.Name, err)
 		}
 	}
 	return nil
@@ -600,10 +600,15 @@ type loaded struct {
 // first removes whatever a crashed earlier attempt left in its key range
 // (engines without transactions keep half a unit).
 func loadUnit(ctx context.Context, ul unitLoad) (loaded, error) {
-	// A unit is one transaction: on a deadlock or lock wait timeout (two
-	// resumed units of one table), it is rolled back whole and redone.
+	return retryLocked(ctx, ul.tx)
+}
+
+// retryLocked runs a unit's transaction again on a deadlock or lock wait
+// timeout (two resumed units of one table), however wrapped: it was
+// rolled back whole.
+func retryLocked(ctx context.Context, tx func(context.Context) (loaded, error)) (loaded, error) {
 	for attempt := 0; ; attempt++ {
-		l, err := ul.tx(ctx)
+		l, err := tx(ctx)
 		if n := conn.Number(err); (n == conn.ErrDeadlock || n == conn.ErrLockWaitTimeout) && attempt < 10 && ctx.Err() == nil {
 			time.Sleep(time.Duration(attempt+1) * 50 * time.Millisecond)
 			continue
@@ -783,7 +788,7 @@ func Analyze(ctx context.Context, pool *conn.Pool, names []string, threads int) 
 	for i, n := range names {
 		g.Go(func() error {
 			if err := drain(pool.DB(i).QueryContext(gctx, "ANALYZE TABLE "+quoteIdent(n))); err != nil {
-				return fmt.Errorf("ANALYZE TABLE %s: %v", n, err)
+				return fmt.Errorf("ANALYZE TABLE %s: %w", n, err)
 			}
 			return nil
 		})
@@ -842,7 +847,7 @@ func createDatabase(ctx context.Context, co conn.Options) error {
 	}
 	defer c.Close()
 	if _, err = c.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(co.DB)); err != nil {
-		return fmt.Errorf("creating database %s: %v", co.DB, err)
+		return fmt.Errorf("creating database %s: %w", co.DB, err)
 	}
 	return nil
 }

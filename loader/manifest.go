@@ -211,7 +211,7 @@ func ReadManifest(st Store, db string) (*Manifest, error) {
 func readManifestFile(st Store, name string) (*Manifest, error) {
 	b, err := st.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the manifest: %v", err)
+		return nil, fmt.Errorf("cannot read the manifest: %w", err)
 	}
 	m := &Manifest{store: st}
 	if err := json.Unmarshal(b, m); err != nil || m.Format != ManifestFormat {

@@ -23,7 +23,7 @@ func ensureRecordTables(ctx context.Context, db *sql.DB) error {
 		"CREATE TABLE IF NOT EXISTS " + progressTable + " (tbl VARCHAR(64) NOT NULL, unit BIGINT NOT NULL, `rows` BIGINT NOT NULL, PRIMARY KEY (tbl, unit))",
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("creating %s: %v", strings.Fields(q)[5], err)
+			return fmt.Errorf("creating %s: %w", strings.Fields(q)[5], err)
 		}
 	}
 	return nil
@@ -104,7 +104,7 @@ func CheckDataset(ctx context.Context, co conn.Options, ds Dataset, whose string
 	}
 	have, err := ReadDataset(ctx, pool.DB(0))
 	if err != nil {
-		return NoDataset, nil, fmt.Errorf("reading the dataset record: %v", err)
+		return NoDataset, nil, fmt.Errorf("reading the dataset record: %w", err)
 	}
 	switch {
 	case len(have) == 0:
@@ -146,7 +146,7 @@ func Drop(ctx context.Context, co conn.Options, ds Dataset, dropping func(table 
 			dropping(v.Name)
 		}
 		if _, err := c.ExecContext(ctx, "DROP VIEW IF EXISTS "+quoteIdent(v.Name)); err != nil {
-			return fmt.Errorf("dropping view %s: %v", v.Name, err)
+			return fmt.Errorf("dropping view %s: %w", v.Name, err)
 		}
 	}
 	var names []string
@@ -158,7 +158,7 @@ func Drop(ctx context.Context, co conn.Options, ds Dataset, dropping func(table 
 			dropping(n)
 		}
 		if _, err := c.ExecContext(ctx, "DROP TABLE IF EXISTS "+quoteIdent(n)); err != nil {
-			return fmt.Errorf("dropping %s: %v", n, err)
+			return fmt.Errorf("dropping %s: %w", n, err)
 		}
 	}
 	return nil

@@ -93,11 +93,11 @@ func (d dirStore) Check(write bool) error {
 		return nil
 	}
 	if err := os.MkdirAll(string(d), 0o755); err != nil {
-		return fmt.Errorf("cannot create --dir %s: %v; choose a writable folder", d, errors.Unwrap(err))
+		return fmt.Errorf("cannot create --dir %s: %w; choose a writable folder", d, errors.Unwrap(err))
 	}
 	f, err := os.CreateTemp(string(d), ".oltpbench-probe-*")
 	if err != nil {
-		return fmt.Errorf("cannot write in --dir %s: %v; choose a writable folder", d, errors.Unwrap(err))
+		return fmt.Errorf("cannot write in --dir %s: %w; choose a writable folder", d, errors.Unwrap(err))
 	}
 	f.Close()
 	return os.Remove(f.Name())
@@ -106,7 +106,7 @@ func (d dirStore) Check(write bool) error {
 func (d dirStore) Create(name string) (Object, error) {
 	tmp, err := os.CreateTemp(string(d), "."+name+".tmp-*")
 	if err != nil {
-		return nil, fmt.Errorf("cannot write in %s: %v", d, errors.Unwrap(err))
+		return nil, fmt.Errorf("cannot write in %s: %w", d, errors.Unwrap(err))
 	}
 	return &dirObject{w: newFileWriter(tmp), tmp: tmp.Name(), final: d.path(name)}, nil
 }
@@ -143,7 +143,7 @@ func (d dirStore) List(suffix string) ([]string, error) {
 func (d dirStore) Log(name string) (Log, error) {
 	f, err := os.OpenFile(d.path(name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("cannot write in %s: %v", d, errors.Unwrap(err))
+		return nil, fmt.Errorf("cannot write in %s: %w", d, errors.Unwrap(err))
 	}
 	return fileLog{f}, nil
 }

@@ -337,7 +337,7 @@ func (s *suite) prewarm(ctx context.Context, pool *conn.Pool, threads int, out i
 					rows.Close()
 				}
 				if err != nil {
-					return fmt.Errorf("prewarm %s: %v", TableName(i), err)
+					return fmt.Errorf("prewarm %s: %w", TableName(i), err)
 				}
 			}
 			return nil

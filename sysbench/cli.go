@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/sysbench/hw"
@@ -285,36 +286,32 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 // Help is `oltpbench sysbench --help`.
 func (s *suite) Help(w io.Writer, fs *pflag.FlagSet) { printHelp(w, fs) }
 
-var (
-	threadsSpec  = regexp.MustCompile(`^\d+(,\d+)*$|^\d+-\d+$`)
-	pflagUnknown = regexp.MustCompile(`^unknown flag: (--\S+)`)
-	pflagBad     = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag`)
-)
+var threadsSpec = regexp.MustCompile(`^\d+(,\d+)*$|^\d+-\d+$`)
 
 // FlagError words a command-line error as sysbench does: an option it does
 // not know or a test option's bad value is "invalid option: --foo=1" after
 // the banner; a general option's bad value is "Invalid value for the
 // 'threads' option: 'x'".
 func (s *suite) FlagError(err error, args []string, out io.Writer) error {
-	msg := err.Error()
-	if m := pflagUnknown.FindStringSubmatch(msg); m != nil {
+	fe, ok := options.ReadFlagError(err)
+	if ok && fe.Unknown && strings.HasPrefix(fe.Flag, "--") {
 		fmt.Fprint(out, bannerText(workload.Tool))
 		// With its script on standard input sysbench checks no option.
 		if test, _ := firstTest(args[min(1, len(args)):], s.fs); (test == "" || test == "-") && stdinScript(args) {
 			_, err := s.stdinFront(out)
 			return err
 		}
-		return &workload.Message{Text: "invalid option: " + rawArg(args, m[1]), Hint: "oltpbench: see oltpbench sysbench --help"}
+		return &workload.Message{Text: "invalid option: " + rawArg(args, fe.Flag), Hint: "oltpbench: see oltpbench sysbench --help"}
 	}
-	if m := pflagBad.FindStringSubmatch(msg); m != nil {
-		name := m[2]
+	if ok && !fe.Unknown {
+		name := strings.TrimPrefix(fe.Flag, "--")
 		for _, o := range Decl(&Options{}) {
 			if strings.ReplaceAll(o.Name, "_", "-") == name {
 				fmt.Fprint(out, bannerText(workload.Tool))
 				return &workload.Message{Text: "invalid option: " + rawArg(args, "--"+name)}
 			}
 		}
-		return &workload.Message{Text: fmt.Sprintf("Invalid value for the '%s' option: '%s'", name, m[1])}
+		return &workload.Message{Text: fmt.Sprintf("Invalid value for the '%s' option: '%s'", name, fe.Value)}
 	}
 	return err
 }

@@ -60,7 +60,7 @@ func openResultDir(pattern string, start time.Time, properties []byte) (*resultD
 		return nil, fmt.Errorf("result directory %s already exists: remove it or choose another --result-directory", path)
 	}
 	if err := os.MkdirAll(filepath.Join(path, "data"), 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create the result directory: %v", err)
+		return nil, fmt.Errorf("cannot create the result directory: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(path, "run.properties"), properties, 0o644); err != nil {
 		return nil, err

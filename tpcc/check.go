@@ -138,7 +138,7 @@ func Check(ctx context.Context, db *sql.DB, s *Schema, w int64, which []int, thr
 					return nil
 				}, args...)
 				if err != nil {
-					return fmt.Errorf("condition %d, warehouse %d: %v", n, wid, err)
+					return fmt.Errorf("condition %d, warehouse %d: %w", n, wid, err)
 				}
 				return nil
 			})

@@ -33,7 +33,7 @@ func readProps(path string) (*props, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("cannot read --props=%s: %v", path, err)
+		return nil, fmt.Errorf("cannot read --props=%s: %w", path, err)
 	}
 	p := &props{path: path, raw: b, kv: map[string]string{}}
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -88,7 +88,7 @@ func (p *props) flags(command string) (map[string]string, []string, error) {
 	}
 	if v, ok := get("conn"); ok {
 		if err := jdbcFlags(v, out, &ignored); err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", p.path, err)
+			return nil, nil, fmt.Errorf("%s: %w", p.path, err)
 		}
 	}
 	for k, f := range map[string]string{"user": "mysql-user", "password": "mysql-password"} {
@@ -230,7 +230,7 @@ func jdbcFlags(conn string, out map[string]string, ignored *[]string) error {
 	}
 	q, err := url.ParseQuery(query)
 	if err != nil {
-		return fmt.Errorf("conn=%s: parameters: %v", conn, err)
+		return fmt.Errorf("conn=%s: parameters: %w", conn, err)
 	}
 	for k, vs := range q {
 		v := vs[len(vs)-1]
@@ -279,7 +279,7 @@ func (w *workloadTPCC) ApplyOptions(command string, fs *pflag.FlagSet, warn io.W
 			if k == "mysql-password" {
 				return fmt.Errorf("%s: password: %v", p.path, "not accepted")
 			}
-			return fmt.Errorf("%s: %s=%s: %v", p.path, k, set[k], err)
+			return fmt.Errorf("%s: %s=%s: %w", p.path, k, set[k], err)
 		}
 	}
 	var notes []string

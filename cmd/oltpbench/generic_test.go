@@ -18,7 +18,7 @@ import (
 // genericPackages know workloads only through the contract.
 var genericPackages = []string{"internal/runner", "internal/result", "internal/compare", "internal/workload",
 	"internal/hist", "internal/plan", "internal/measure", "internal/worker", "internal/dataset", "internal/random",
-	"internal/slo", "internal/metrics", "loader"}
+	"internal/slo", "internal/metrics", "internal/cells", "loader"}
 
 // workloadWords are what a generic package must not name: every registered
 // workload, its results' operations, its metric and figures, its tables and

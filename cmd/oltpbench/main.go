@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/profile"
 	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -58,15 +59,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.AddCommand(csvCommand(args), importCommand(), reportCommand(), planCommand())
 	if err := root.Execute(); err != nil {
 		var m *workload.Message
-		if errors.As(err, &m) {
+		if errors.As(err, &m) && m.Error() == err.Error() { // the peer's words, nothing added on the way
 			printMessage(stderr, m, args)
 			return 1
 		}
-		msg := loader.RedactURL(err.Error())
-		if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand") {
-			msg = strings.Replace(msg, "unknown flag", "unknown option", 1) + " (see --help)"
+		msg := err.Error()
+		if fe, ok := options.ReadFlagError(err); ok {
+			msg = fe.Words("see --help")
 		}
-		fmt.Fprintln(stderr, "oltpbench: "+msg)
+		fmt.Fprintln(stderr, "oltpbench: "+loader.RedactURL(msg))
 		return 1
 	}
 	return 0

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +14,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/metrics"
+	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/plan"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -109,8 +109,9 @@ func parse(args []string, command string, out, warn io.Writer) (*pipeline, error
 	p := newPipeline(spec, fs, append(args[1:len(args):len(args)], command))
 	p.out, p.warn = out, warn
 	if err := fs.Parse(args[1:]); err != nil {
-		msg := strings.Replace(err.Error(), "unknown flag", "unknown option", 1)
-		return nil, fmt.Errorf("%s (see oltpbench %s --help)", msg, spec.Name)
+		fe, _ := options.ReadFlagError(err)
+		fe.Unknown = true // every parse error here says where the options are
+		return nil, errors.New(fe.Words("see oltpbench " + spec.Name + " --help"))
 	}
 	return p, nil
 }

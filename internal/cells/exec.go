@@ -127,7 +127,7 @@ func (s *Series) resultKey(c *result.Cell) result.Key {
 func (e *Executor) Run(ctx context.Context, cells []*Cell) error {
 	if e.Dir != "" {
 		if err := os.MkdirAll(e.Dir, 0o755); err != nil {
-			return fmt.Errorf("cannot create --result-dir: %v", err)
+			return fmt.Errorf("cannot create --result-dir: %w", err)
 		}
 	}
 	var planned, took time.Duration
@@ -190,7 +190,7 @@ func (e *Executor) cell(ctx context.Context, c *Cell) error {
 		var err error
 		log, err = os.Create(strings.TrimSuffix(join(e.Dir, c.File), ".json") + ".log")
 		if err != nil {
-			return fmt.Errorf("cannot write to --result-dir: %v", err)
+			return fmt.Errorf("cannot write to --result-dir: %w", err)
 		}
 		defer log.Close()
 		out = io.MultiWriter(e.Out, log)
@@ -202,7 +202,7 @@ func (e *Executor) cell(ctx context.Context, c *Cell) error {
 		if !e.Plan {
 			return err
 		}
-		return fmt.Errorf("cell %d/%d (%s) failed: %v; the same plan run command redoes it and the rest", c.Index, c.Of, c, err)
+		return fmt.Errorf("cell %d/%d (%s) failed: %w; the same plan run command redoes it and the rest", c.Index, c.Of, c, err)
 	}
 	if c.Series.Search != nil {
 		if err := e.search(ctx, c, out); err != nil {
@@ -285,7 +285,7 @@ func (e *Executor) search(ctx context.Context, c *Cell, out io.Writer) error {
 	dir := join(e.Dir, c.File)
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("cannot create --result-dir: %v", err)
+			return fmt.Errorf("cannot create --result-dir: %w", err)
 		}
 	}
 	limitMs := float64(limit) / float64(time.Millisecond)

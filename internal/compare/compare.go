@@ -32,7 +32,7 @@ func Load(paths []string) ([]*result.Result, error) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read %s: %v", p, err)
+			return nil, fmt.Errorf("cannot read %s: %w", p, err)
 		}
 		if !st.IsDir() {
 			files = append(files, p)

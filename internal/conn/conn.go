@@ -60,7 +60,7 @@ func PasswordFromSources(flag, file string, flagSet bool) (string, error) {
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", fmt.Errorf("cannot read --mysql-password-file: %v", errors.Unwrap(err))
+			return "", fmt.Errorf("cannot read --mysql-password-file: %w", errors.Unwrap(err))
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
 	}
@@ -158,7 +158,7 @@ func Open(o Options, maxConns int) (*Pool, error) {
 		}
 		base, err := mysql.NewConnector(cfg)
 		if err != nil {
-			return nil, fmt.Errorf("connection settings for %s: %v", ep, err)
+			return nil, fmt.Errorf("connection settings for %s: %w", ep, err)
 		}
 		sc := &sessionConnector{base: base, pool: p}
 		p.conns = append(p.conns, sc)
@@ -353,7 +353,7 @@ func registerTLS(o *Options) (string, error) {
 	if o.SSLCA != "" {
 		pem, err := os.ReadFile(o.SSLCA)
 		if err != nil {
-			return "", fmt.Errorf("cannot read --mysql-ssl-ca: %v", errors.Unwrap(err))
+			return "", fmt.Errorf("cannot read --mysql-ssl-ca: %w", errors.Unwrap(err))
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
@@ -367,7 +367,7 @@ func registerTLS(o *Options) (string, error) {
 	if o.SSLCert != "" {
 		kp, err := tls.LoadX509KeyPair(o.SSLCert, o.SSLKey)
 		if err != nil {
-			return "", fmt.Errorf("cannot load --mysql-ssl-cert/--mysql-ssl-key: %v", err)
+			return "", fmt.Errorf("cannot load --mysql-ssl-cert/--mysql-ssl-key: %w", err)
 		}
 		cfg.Certificates = []tls.Certificate{kp}
 	}

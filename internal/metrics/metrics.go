@@ -91,7 +91,7 @@ func Listen(addr, client string) (*Exporter, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics-addr=%s: %v: give a free port", addr, errors.Unwrap(err))
+		return nil, fmt.Errorf("--metrics-addr=%s: %w: give a free port", addr, errors.Unwrap(err))
 	}
 	e := &Exporter{client: client, ln: ln, scraped: make(chan struct{})}
 	h := handler(e)

@@ -120,7 +120,7 @@ func AddList(fs *pflag.FlagSet, p *[]string, name string, def []string, usage st
 func ApplyConfigFile(fs *pflag.FlagSet, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("cannot open --config-file: %v", unwrapPath(err))
+		return fmt.Errorf("cannot open --config-file: %w", unwrapPath(err))
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -148,7 +148,7 @@ func ApplyConfigFile(fs *pflag.FlagSet, path string) error {
 			v = fl.NoOptDefVal
 		}
 		if err := fs.Set(k, v); err != nil {
-			return fmt.Errorf("%s:%d: bad value for %s: %v", path, line, k, err)
+			return fmt.Errorf("%s:%d: bad value for %s: %w", path, line, k, err)
 		}
 	}
 	return sc.Err()
@@ -156,7 +156,7 @@ func ApplyConfigFile(fs *pflag.FlagSet, path string) error {
 
 func unwrapPath(err error) error {
 	if pe, ok := err.(*os.PathError); ok {
-		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
 	}
 	return err
 }

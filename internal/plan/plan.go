@@ -100,11 +100,11 @@ func Load(path string, scale float64, known Workloads, timing Timing, check Chec
 	// that an error names the right part of the plan.
 	for i, st := range p.Steps {
 		if err := check(p.StepArgs(i), "run"); err != nil {
-			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q: %v", st.Name, err))
+			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q: %w", st.Name, err))
 		}
 	}
 	if err := check(p.DatasetArgs(true), "prepare"); err != nil {
-		return nil, nil, p.ErrAt("dataset.options", fmt.Errorf("[dataset]: %v", err))
+		return nil, nil, p.ErrAt("dataset.options", fmt.Errorf("[dataset]: %w", err))
 	}
 	if p.Warmup.Prewarm && check(p.DatasetArgs(true), "prewarm") != nil {
 		return nil, nil, p.ErrAt("warmup.prewarm", fmt.Errorf("%s has no prewarm: remove prewarm", p.Dataset.Workload))
@@ -112,7 +112,7 @@ func Load(path string, scale float64, known Workloads, timing Timing, check Chec
 	series := p.Series(timing)
 	for i, s := range series {
 		if err := check(cells.Expand(series[i : i+1])[0].Args(), "run"); err != nil {
-			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q with the dataset's options: %v", s.Step, err))
+			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q with the dataset's options: %w", s.Step, err))
 		}
 	}
 	return p, cells.Expand(series), nil
@@ -122,7 +122,7 @@ func Load(path string, scale float64, known Workloads, timing Timing, check Chec
 func Read(path string, scale float64, known Workloads) (*Plan, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the plan: %v", err)
+		return nil, fmt.Errorf("cannot read the plan: %w", err)
 	}
 	return Parse(path, b, scale, known)
 }

@@ -27,19 +27,19 @@ type Hooks struct {
 // said so), then the dataset, the warm-up and the other cells.
 func Run(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.Writer, h Hooks) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create --result-dir: %v", err)
+		return fmt.Errorf("cannot create --result-dir: %w", err)
 	}
 	// Two plan runs in one folder would run the same cells twice.
 	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return fmt.Errorf("cannot write to --result-dir: %v", err)
+		return fmt.Errorf("cannot write to --result-dir: %w", err)
 	}
 	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return fmt.Errorf("another plan run is using %s: wait for it, or give another --result-dir", dir)
 	}
 	if err := p.WriteCopy(dir); err != nil {
-		return fmt.Errorf("cannot write to --result-dir: %v", err)
+		return fmt.Errorf("cannot write to --result-dir: %w", err)
 	}
 	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: h.Measure, Progress: h.Progress}
 	todo, done, notes := ex.Pending(cs)

@@ -68,7 +68,7 @@ func Merge(rs []*Result) (*Result, error) {
 		for _, op := range r.Ops {
 			h, err := hist.Decode(op.Histogram)
 			if err != nil {
-				return nil, fmt.Errorf("%s: histogram of %s: %v", r.Client, op.Name, err)
+				return nil, fmt.Errorf("%s: histogram of %s: %w", r.Client, op.Name, err)
 			}
 			if hs[op.Name] == nil {
 				hs[op.Name] = hist.New()

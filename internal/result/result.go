@@ -221,16 +221,16 @@ func (r *Result) Write(path string) error {
 	b = append(b, '\n')
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("cannot write result file: %v", err)
+		return fmt.Errorf("cannot write result file: %w", err)
 	}
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return fmt.Errorf("cannot write result file: %v", err)
+		return fmt.Errorf("cannot write result file: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("cannot write result file: %v", err)
+		return fmt.Errorf("cannot write result file: %w", err)
 	}
 	return os.Rename(tmp.Name(), path)
 }
@@ -243,7 +243,7 @@ func Read(path string) (*Result, error) {
 	}
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a result file: %v", path, err)
+		return nil, fmt.Errorf("%s: not a result file: %w", path, err)
 	}
 	switch r.Format {
 	case Format:

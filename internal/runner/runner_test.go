@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -106,23 +107,36 @@ func TestEventLimitIsExact(t *testing.T) {
 	}
 }
 
+// wrappings are how an error may reach the runner: as the driver gave
+// it, or wrapped by a workload on the way (the error rule: %w).
+var wrappings = []struct {
+	name string
+	wrap func(error) error
+}{
+	{"as is", func(e error) error { return e }},
+	{"wrapped", func(e error) error { return fmt.Errorf("new_order.stock_select: %w", e) }},
+	{"wrapped twice", func(e error) error { return fmt.Errorf("event: %w", fmt.Errorf("statement 3: %w", e)) }},
+}
+
 func TestIgnoredErrorsRetryTheEvent(t *testing.T) {
-	var rolled, closed atomic.Int64
-	var n atomic.Int64
-	ign, _ := conn.ParseErrorSet([]string{"1213"})
-	ev := func(*worker.Thread) error {
-		if n.Add(1)%5 == 0 {
-			return &mysql.MySQLError{Number: 1213, Message: "deadlock"}
+	for _, w := range wrappings {
+		var rolled, closed atomic.Int64
+		var n atomic.Int64
+		ign, _ := conn.ParseErrorSet([]string{"1213"})
+		ev := func(*worker.Thread) error {
+			if n.Add(1)%5 == 0 {
+				return w.wrap(&mysql.MySQLError{Number: 1213, Message: "deadlock"})
+			}
+			return nil
 		}
-		return nil
-	}
-	f, err := Run(context.Background(), Config{Threads: 4, Events: 1000, Ignore: ign}, &fakeConnector{},
-		factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Counts[measure.Events] != 1000 || f.Counts[measure.Errors] == 0 || f.Counts[measure.Errors] != rolled.Load() {
-		t.Fatalf("events %d errors %d rollbacks %d", f.Counts[measure.Events], f.Counts[measure.Errors], rolled.Load())
+		f, err := Run(context.Background(), Config{Threads: 4, Events: 1000, Ignore: ign}, &fakeConnector{},
+			factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
+		if err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if f.Counts[measure.Events] != 1000 || f.Counts[measure.Errors] == 0 || f.Counts[measure.Errors] != rolled.Load() {
+			t.Fatalf("%s: events %d errors %d rollbacks %d", w.name, f.Counts[measure.Events], f.Counts[measure.Errors], rolled.Load())
+		}
 	}
 }
 
@@ -138,25 +152,27 @@ func TestOtherErrorsStopTheRun(t *testing.T) {
 }
 
 func TestLostConnectionReconnects(t *testing.T) {
-	var rolled, closed atomic.Int64
-	var n atomic.Int64
-	ev := func(*worker.Thread) error {
-		if n.Add(1)%100 == 0 {
-			return mysql.ErrInvalidConn
+	for _, w := range wrappings {
+		var rolled, closed atomic.Int64
+		var n atomic.Int64
+		ev := func(*worker.Thread) error {
+			if n.Add(1)%100 == 0 {
+				return w.wrap(mysql.ErrInvalidConn)
+			}
+			return nil
 		}
-		return nil
-	}
-	fc := &fakeConnector{}
-	f, err := Run(context.Background(), Config{Threads: 4, Events: 2000}, fc, factory(ev, &rolled, &closed),
-		hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Counts[measure.Events] != 2000 {
-		t.Fatalf("events %d: a lost event must be redone", f.Counts[measure.Events])
-	}
-	if f.Counts[measure.Reconnects] == 0 || f.Counts[measure.Reconnects] != fc.connects.Load()-4 {
-		t.Fatalf("reconnects %d, connects %d", f.Counts[measure.Reconnects], fc.connects.Load())
+		fc := &fakeConnector{}
+		f, err := Run(context.Background(), Config{Threads: 4, Events: 2000}, fc, factory(ev, &rolled, &closed),
+			hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
+		if err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if f.Counts[measure.Events] != 2000 {
+			t.Fatalf("%s: events %d: a lost event must be redone", w.name, f.Counts[measure.Events])
+		}
+		if f.Counts[measure.Reconnects] == 0 || f.Counts[measure.Reconnects] != fc.connects.Load()-4 {
+			t.Fatalf("%s: reconnects %d, connects %d", w.name, f.Counts[measure.Reconnects], fc.connects.Load())
+		}
 	}
 }
 

@@ -271,7 +271,9 @@ func protect(L *lua.LState, fn lua.LValue, what string, args []lua.LValue) error
 		return nil
 	}
 	if err := L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}, args...); err != nil {
-		return fmt.Errorf("%s failed: %v", what, luaError(err))
+		// Text only: sysbench ends the run on it in these words, whatever
+		// statement error raised it (no retry, no "add N to ignore it").
+		return fmt.Errorf("%s failed: %s", what, luaError(err).Error())
 	}
 	return nil
 }
@@ -333,7 +335,7 @@ func (r *Run) command(name, fnName string, tid int, parallel bool) error {
 		return fmt.Errorf("command %s of %s is not a function", name, r.s.Path)
 	}
 	if err := L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}); err != nil {
-		return fmt.Errorf("`%s' function failed: %v", name, luaError(err))
+		return fmt.Errorf("`%s' function failed: %s", name, luaError(err).Error()) // text only, as above
 	}
 	return nil
 }

@@ -207,7 +207,7 @@ func Find(name string) (string, error) {
 func Load(path, command string) (*Script, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read script: %v", err)
+		return nil, fmt.Errorf("cannot read script: %w", err)
 	}
 	proto, err := compile(path, src)
 	if err != nil {
@@ -259,7 +259,7 @@ func (s *Script) readDeclarations(L *lua.LState) error {
 	sb := L.GetGlobal("sysbench").(*lua.LTable)
 	cmdline := sb.RawGetString("cmdline").(*lua.LTable)
 	if err := s.readOptions(cmdline.RawGetString("options")); err != nil {
-		return fmt.Errorf("`sysbench.cmdline.read_cmdline_options' function failed: [string \"sysbench.cmdline.lua\"]:132: %v", err)
+		return fmt.Errorf("`sysbench.cmdline.read_cmdline_options' function failed: [string \"sysbench.cmdline.lua\"]:132: %w", err)
 	}
 	if cmds, ok := cmdline.RawGetString("commands").(*lua.LTable); ok {
 		cmds.ForEach(func(k, v lua.LValue) {
