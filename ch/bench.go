@@ -3,7 +3,7 @@
 // the same tables. It is built on tpcc through the workload registry
 // (Spec.Base), not by importing it: its dataset is TPC-C's plus supplier,
 // nation, region and the revenue1 view, and its runs are TPC-C's with the
-// streams as extra threads (workload.Extra).
+// streams as extra threads (Hooks.Extra).
 package ch
 
 import (
@@ -53,7 +53,6 @@ type chWorkload struct {
 	explain   bool
 	tiflash   int
 	queries   []Query
-	apCo      *conn.Options // the analytical streams' connection, set by ExtraThreads
 }
 
 func (w *chWorkload) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
@@ -121,28 +120,9 @@ func (w *chWorkload) Name() string { return "ch" }
 func (w *chWorkload) Dataset() dataset.Dataset {
 	ds := w.tp.Dataset()
 	ds.Workload, ds.Extends = "ch", ds.Workload
-	ds.Views = []dataset.View{{Name: "revenue1", DDL: renamed(revenue1, layoutNames(ds))}}
+	ds.Views = []dataset.View{{Name: "revenue1", DDL: renamed(revenue1, ds.Names)}}
 	ds.Tables = append(ds.Tables, Tables()...)
 	return ds
-}
-
-// layoutNames maps TPC-C's table names to those of the TPC-C dataset ds (BenchmarkSQL's
-// bmsql_*), telling the tables by their columns' prefix, which every
-// layout keeps (o_id is orders', ol_o_id order_line's).
-func layoutNames(ds dataset.Dataset) map[string]string {
-	byPrefix := map[string]string{"w": "warehouse", "d": "district", "c": "customer", "h": "history", "no": "new_order",
-		"o": "orders", "ol": "order_line", "i": "item", "s": "stock"}
-	names := map[string]string{}
-	for _, t := range ds.Tables {
-		if len(t.Columns) == 0 {
-			continue
-		}
-		prefix, _, _ := strings.Cut(t.Columns[0], "_")
-		if spec, ok := byPrefix[prefix]; ok && spec != t.Name {
-			names[spec] = t.Name
-		}
-	}
-	return names
 }
 
 func (w *chWorkload) Sizes() map[string]string { return w.tp.Sizes() }
@@ -150,9 +130,9 @@ func (w *chWorkload) Sizes() map[string]string { return w.tp.Sizes() }
 // Metric is TPC-C's (tpmC); QphH is a figure of the run.
 func (w *chWorkload) Metric() result.Metric { return w.tp.Metric() }
 
-// ExtraThreads are the analytical streams, on --ap-host/--ap-port with
+// extra are the analytical streams, on --ap-host/--ap-port with
 // --ap-session-vars when given.
-func (w *chWorkload) ExtraThreads(co conn.Options) (int, *conn.Options, error) {
+func (w *chWorkload) extra(co conn.Options) (workload.ExtraThreads, error) {
 	ap := co
 	ap.SessionVars = append(append([]string(nil), co.SessionVars...), w.apVars...)
 	if w.apHost != "" {
@@ -161,15 +141,12 @@ func (w *chWorkload) ExtraThreads(co conn.Options) (int, *conn.Options, error) {
 	if w.apPort != 0 {
 		ap.Ports, ap.Sockets = []int{w.apPort}, nil
 	}
-	w.apCo = &ap
-	if w.apHost == "" && w.apPort == 0 && len(w.apVars) == 0 {
-		return w.apThreads, nil, nil
-	}
-	return w.apThreads, &ap, nil
+	return workload.ExtraThreads{N: w.apThreads, Conn: ap, Own: w.apHost != "" || w.apPort != 0 || len(w.apVars) > 0}, nil
 }
 
 func (w *chWorkload) Hooks() workload.Hooks {
 	h := w.tp.Hooks()
+	h.Extra = w.extra
 	tpValidate, tpCheck := h.Validate, h.Check
 	h.Validate = func(ctx context.Context, db *sql.DB, schema string) error {
 		if err := validate(ctx, db, schema, w.Dataset()); err != nil {

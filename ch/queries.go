@@ -71,3 +71,14 @@ func renamed(q string, names map[string]string) string {
 		return t
 	})
 }
+
+// Statements are the queries and the view as they run on a TPC-C dataset
+// whose tables have these names (Dataset.Names): for checking that CH and
+// the layout agree.
+func Statements(names map[string]string) []string {
+	out := []string{renamed(revenue1, names)}
+	for _, q := range Queries {
+		out = append(out, renamed(q.SQL, names))
+	}
+	return out
+}

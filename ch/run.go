@@ -44,21 +44,21 @@ func (w *chWorkload) NewRun(c workload.RunConfig) (workload.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := layoutNames(w.tp.Dataset())
-	r := &chRun{tp: tp, nTP: len(tp.Ops()), level: c.Threads, streams: w.apThreads, out: c.Out,
+	names := w.tp.Dataset().Names
+	r := &chRun{tp: tp, nTP: len(tp.Ops()), level: c.Threads, streams: c.Extra.N, out: c.Out,
 		timeout: w.timeout, explain: w.explain}
 	for _, q := range w.queries {
 		r.queries = append(r.queries, Query{Name: q.Name, SQL: renamed(q.SQL, names)})
 	}
-	if w.apThreads == 0 {
+	if c.Extra.N == 0 {
 		r.queries = nil
 	}
 	r.ops = append(append([]string(nil), tp.Ops()...), queryNames(r.queries)...)
 	n := len(r.queries)
 	r.errors, r.firstErr = make([]atomic.Int64, n), make([]atomic.Pointer[string], n)
 	r.plans, r.claimed = make([]atomic.Pointer[string], n), make([]atomic.Bool, n)
-	if w.apCo != nil && n > 0 && !c.Options.DryRun {
-		r.killer = &killer{co: *w.apCo}
+	if n > 0 && !c.Options.DryRun {
+		r.killer = &killer{co: c.Extra.Conn}
 	}
 	return r, nil
 }

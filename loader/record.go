@@ -211,3 +211,15 @@ func existingIndexes(ctx context.Context, db *sql.DB, schema, table string) (map
 		}, schema, table)
 	return m, err
 }
+
+// AfterOwnCleanup is what follows a workload's own cleanup command: a
+// dataset the workload makes itself (no tables of the loader's) may have a
+// record a plan's prepare wrote, and it goes too, when the command reached
+// the server (one that sent no SQL needs no server). Datasets with tables
+// are the loader's to drop (Drop).
+func AfterOwnCleanup(ctx context.Context, co conn.Options, ds Dataset, connected bool) error {
+	if len(ds.Tables) > 0 || !connected {
+		return nil
+	}
+	return Drop(ctx, co, ds, nil)
+}

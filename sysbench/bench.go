@@ -1,8 +1,6 @@
 package sysbench
 
 import (
-	"context"
-	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -10,13 +8,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/sync/errgroup"
 
-	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/options"
@@ -24,8 +19,6 @@ import (
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/worker"
 	"github.com/oltpbench/oltpbench/internal/workload"
-	"github.com/oltpbench/oltpbench/sysbench/hw"
-	"github.com/oltpbench/oltpbench/sysbench/script"
 )
 
 func init() {
@@ -37,13 +30,14 @@ func init() {
 		Short:   "sysbench 1.0.20 OLTP tests, same options and output",
 		Long: "sysbench 1.0.20's OLTP tests with the same options, defaults and text output.\nTests: " +
 			strings.Join(Names(), ", ") + " (oltp_common for prepare and cleanup).",
-		DefaultDB:   "sbtest",
-		DefaultUser: "sbtest", // sysbench's
-		Threads:     "1",
-		ThreadsHelp: "number of threads to use; a list (150,300,600) runs a sweep; a range (8-1024) with --p95-slo searches",
-		Aliases:     map[string]string{"num-threads": "threads", "max-requests": "events", "max-time": "time", "tx-rate": "rate"},
-		Retry:       []string{"1213", "1020", "1205"},
-		RetryHelp:   "errors to ignore (roll back, retry the event, count), or all",
+		DefaultDB:      "sbtest",
+		DefaultUser:    "sbtest", // sysbench's
+		Threads:        "1",
+		ThreadsHelp:    "number of threads to use; a list (150,300,600) runs a sweep; a range (8-1024) with --p95-slo searches",
+		Aliases:        map[string]string{"num-threads": "threads", "max-requests": "events", "max-time": "time", "tx-rate": "rate"},
+		CommandAliases: map[string]string{"warmup": "prewarm"}, // sysbench 1.0's old name
+		Retry:          []string{"1213", "1020", "1205"},
+		RetryHelp:      "errors to ignore (roll back, retry the event, count), or all",
 		CSVFlags: []string{"tables", "table-size", "auto-inc", "secondary", "create-secondary",
 			"create-table-options", "mysql-storage-engine", "rand-type", "rand-spec-iter", "rand-spec-pct", "rand-spec-res",
 			"rand-pareto-h", "rand-zipfian-exp"},
@@ -83,22 +77,19 @@ func describe(name string) (workload.Description, bool) {
 	return d, true
 }
 
-// suite is the sysbench workload: one test bound to its options.
+// suite is the sysbench workload: sysbench's options and command line,
+// and the kind of test the command line names, which is its own type:
+// a native OLTP test (native.go), a Lua script (lua.go) or a compiled-in
+// test (hwtests.go). Each kind shares the options and the report, and none
+// branches on another.
 type suite struct {
-	test *Test
+	kind kind
 	o    Options
 	dist *random.Dist
 	ro   *workload.RunOptions
 
-	// script is the Lua script the command line names instead of a native
-	// test (scriptErr why it could not be loaded); fs is the flag set its
-	// options are in.
-	script    *script.Script
-	scriptErr error
-	stdin     bool        // the script came on standard input
-	hw        *hw.Test    // a compiled-in test (cpu, memory, threads, mutex, fileio)
-	connected atomic.Bool // a script's command opened a connection
-	fs        *pflag.FlagSet
+	stdin bool           // the script comes on standard input
+	fs    *pflag.FlagSet // the flag set the options are in (a script's own too)
 
 	psMode, dbDriver string
 	randType         string
@@ -118,12 +109,29 @@ type suite struct {
 	checkpoints []string
 }
 
+// kind is what one kind of test does with the suite's options.
+type kind interface {
+	// setup checks the options for command once parsed; name is the test
+	// argument ("oltp_common" when none).
+	setup(st *workload.Setup, name, command string) error
+	name() string
+	dataset() dataset.Dataset
+	sizes() map[string]string
+	hooks() workload.Hooks
+	// newRun makes the run on the suite's report (sr).
+	newRun(sr *suiteRun, c workload.RunConfig) (workload.Run, error)
+	// front answers what sysbench answers for the test before it runs a
+	// command (args: the test and the command).
+	front(args []string, out io.Writer) (bool, error)
+}
+
 // compatOptions parse so that sysbench command lines run; they change nothing here.
 var compatOptions = []string{"thread-stack-size", "debug", "validate", "db-debug", "mysql-debug",
 	"mysql-compression", "pgsql-variant", "thread-init-timeout"}
 
 func (s *suite) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	s.ro, s.fs = ro, fs
+	s.kind = &native{suite: s} // until Declare finds another kind
 	s.o = Defaults()
 	for _, o := range Decl(&s.o) {
 		name := strings.ReplaceAll(o.Name, "_", "-")
@@ -180,32 +188,11 @@ func (s *suite) Setup(st *workload.Setup) error {
 	if command == "csv" {
 		command = "prepare"
 	}
-	if s.hw != nil {
-		if err := s.setupHW(); err != nil {
-			return err
-		}
-		st.Verbosity = s.verbosity
-		s.o.Threads = st.Threads
-		return s.setupRun()
-	}
-	var nf *script.NotFoundError
-	if errors.As(s.scriptErr, &nf) && !script.IsPath(name) {
-		return fmt.Errorf("unknown test %q: use one of %s, or a Lua script (none found in %s)", name, strings.Join(Names(), ", "), strings.Join(nf.Looked, ", "))
-	}
-	if s.scriptErr != nil {
-		return s.scriptErr
-	}
-	var err error
-	if s.script != nil {
-		s.test = &Test{Name: s.script.Name}
-	} else if s.test, err = Lookup(name, command); err != nil {
-		return err
-	}
-	st.Verbosity = s.verbosity
-	if s.dbDriver != "mysql" && s.script == nil { // a script hears of it from sysbench.sql.driver()
-		return &workload.Message{Text: fmt.Sprintf("FATAL: invalid database driver name: '%s'", s.dbDriver),
-			Hint: "oltpbench: oltpbench speaks the MySQL protocol: --db-driver=mysql"}
-	}
+	return s.kind.setup(st, name, command)
+}
+
+// preparedStmts reads --db-ps-mode.
+func (s *suite) preparedStmts() error {
 	switch s.psMode {
 	case "auto":
 		s.o.PreparedStmts = true
@@ -214,24 +201,13 @@ func (s *suite) Setup(st *workload.Setup) error {
 	default:
 		return fmt.Errorf("invalid --db-ps-mode=%s: use auto or disable", s.psMode)
 	}
-	s.o.Threads = st.Threads
-	if s.script == nil {
-		if err := s.test.Validate(&s.o, command); err != nil {
-			return err
-		}
-	}
-	if s.dist, err = random.NewDist(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp); err != nil {
-		return err
-	}
-	if s.script != nil {
-		if err := s.checkScript(command); err != nil {
-			return err
-		}
-	}
-	if command != "run" {
-		return nil
-	}
-	return s.setupRun()
+	return nil
+}
+
+// newDist is the --rand-type distribution.
+func (s *suite) newDist() (err error) {
+	s.dist, err = random.NewDist(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp)
+	return err
 }
 
 // setupRun checks the options of a run, a native test's or a script's.
@@ -265,118 +241,49 @@ func (s *suite) setupRun() error {
 	return nil
 }
 
-func (s *suite) Name() string { return "sysbench/" + s.test.Name }
+func (s *suite) Name() string             { return "sysbench/" + s.kind.name() }
+func (s *suite) Dataset() dataset.Dataset { return s.kind.dataset() }
+func (s *suite) Sizes() map[string]string { return s.kind.sizes() }
 
-func (s *suite) Dataset() dataset.Dataset {
-	if s.script != nil {
-		return s.scriptDataset()
-	}
-	return dataset.Dataset{Workload: "sysbench", Tables: s.test.Tables(&s.o, s.dist), Meta: map[string]string{
+// Metric: sysbench reports queries per second; latency is the event's.
+func (s *suite) Metric() result.Metric { return result.QPS }
+
+// Hooks are the test's, with sysbench's command line: every kind of test
+// has it, before its kind is known.
+func (s *suite) Hooks() workload.Hooks {
+	h := s.kind.hooks()
+	h.Declare, h.Front, h.Help, h.FlagError = s.Declare, s.Front, s.Help, s.FlagError
+	return h
+}
+
+// nativeDataset is the sysbench tables of test t at the suite's options.
+func (s *suite) nativeDataset(t *Test) dataset.Dataset {
+	return dataset.Dataset{Workload: "sysbench", Tables: t.Tables(&s.o, s.dist), Meta: map[string]string{
 		"tables": strconv.Itoa(s.o.Tables), "table_size": strconv.FormatInt(s.o.TableSize, 10), "rand_type": s.randType,
 		"auto_inc": strconv.FormatBool(s.o.AutoInc), "secondary": strconv.FormatBool(s.o.Secondary),
 		"create_secondary": strconv.FormatBool(s.o.CreateSecondary), "storage_engine": s.o.StorageEngine}}
 }
 
-func (s *suite) Sizes() map[string]string {
-	if s.script != nil { // what ran: the script, by path and content
-		return map[string]string{"script": s.script.Path, "script_sha256": s.script.SHA256}
-	}
+// tableSizes are the dataset figures of the sysbench tables.
+func (s *suite) tableSizes() map[string]string {
 	return map[string]string{"tables": strconv.Itoa(s.o.Tables), "table_size": strconv.FormatInt(s.o.TableSize, 10)}
 }
 
-// Metric: sysbench reports queries per second; latency is the event's.
-func (s *suite) Metric() result.Metric { return result.QPS }
-
-func (s *suite) Hooks() workload.Hooks {
-	if s.hw != nil {
-		return workload.Hooks{OwnConnections: true}
-	}
-	if s.script != nil {
-		return workload.Hooks{Commands: s.scriptCommands(), Command: s.scriptCommand, OwnConnections: true,
-			Connected: func() bool { return s.connected.Load() }}
-	}
-	return workload.Hooks{
-		// sysbench prepares in worker threads only with --threads > 1.
-		BeforeLoad: func(w io.Writer) {
-			if s.o.Threads > 1 {
-				fmt.Fprintf(w, "Initializing worker threads...\n\n")
-			}
-		},
-		TableMessages: true,
-		Validate: func(ctx context.Context, db *sql.DB, schema string) error {
-			return s.test.Check(ctx, db, schema, &s.o)
-		},
-		Prewarm: s.prewarm,
-		Dropping: func(w io.Writer, table string) {
-			if strings.HasPrefix(table, "sbtest") {
-				fmt.Fprintf(w, "Dropping table '%s'...\n", table)
-			}
-		},
-	}
-}
-
-// prewarm reads every table into the server's caches, as sysbench's prewarm.
-func (s *suite) prewarm(ctx context.Context, pool *conn.Pool, threads int, out io.Writer) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(threads)
-	for i := 1; i <= s.o.Tables; i++ {
-		fmt.Fprintf(out, "Prewarming table %s\n", TableName(i))
-		g.Go(func() error {
-			c, err := pool.Conn(gctx)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			for _, q := range append([]string{"SET tmp_table_size=2*1024*1024*1024", "SET max_heap_table_size=2*1024*1024*1024",
-				"ANALYZE TABLE " + TableName(i)}, PrewarmSQL(&s.o, i)...) {
-				rows, err := c.QueryContext(gctx, q)
-				if err == nil {
-					for rows.Next() {
-					}
-					err = rows.Err()
-					rows.Close()
-				}
-				if err != nil {
-					return fmt.Errorf("prewarm %s: %w", TableName(i), err)
-				}
-			}
-			return nil
-		})
-	}
-	return g.Wait()
-}
-
 func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
-	o := s.o
-	o.Threads = c.Threads
-	sr := &suiteRun{s: s, c: c, rep: &Report{W: c.Out, HookW: c.Stdout, Percentile: s.percentile, Percentiles: s.pcts,
+	sr := &suiteRun{c: c, rep: &Report{W: c.Out, HookW: c.Stdout, Percentile: s.percentile, Percentiles: s.pcts,
 		Histogram: s.histogram, Rate: c.Options.Rate > 0}}
-	if s.hw != nil {
-		return s.newHWRun(sr, c.Threads), nil
-	}
-	if s.script == nil {
-		sr.events = s.test.NewRun(o, s.dist, c.Seed)
-		return sr, nil
-	}
-	s.o.Threads = c.Threads
-	r, err := s.newScriptRun(c, sr.rep)
-	if err != nil {
-		return nil, err
-	}
-	sr.events, sr.script = r, r
-	return sr, nil
+	return s.kind.newRun(sr, c)
 }
 
-// suiteRun reports a run of a native test or a script in sysbench's format.
+// suiteRun reports a run in sysbench's format: the run of a native test;
+// a script's and a compiled-in test's wrap it.
 type suiteRun struct {
 	events interface {
 		Ops() []string
 		NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error)
 	}
-	script *script.Run // a script's run, whose report hooks replace the reports
-	s      *suite
-	c      workload.RunConfig
-	rep    *Report
+	c   workload.RunConfig
+	rep *Report
 }
 
 func (r *suiteRun) Ops() []string { return r.events.Ops() }
@@ -384,37 +291,20 @@ func (r *suiteRun) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, 
 	return r.events.NewWorker(dc, th)
 }
 
-func (r *suiteRun) Header() {
+func (r *suiteRun) Header() { r.header(Header{}) }
+
+// header prints sysbench's header with the run's options over h.
+func (r *suiteRun) header(h Header) {
 	ro := r.c.Options
-	PrintHeader(r.c.Out, Header{Tool: workload.Tool, Threads: r.c.Threads, Rate: ro.Rate, ReportInterval: ro.ReportInterval,
-		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup, StartedLater: r.script != nil})
+	h.Tool, h.Threads, h.Rate, h.ReportInterval = workload.Tool, r.c.Threads, ro.Rate, ro.ReportInterval
+	h.Checkpoints, h.Seed, h.Warmup = ro.Checkpoints, ro.Seed, ro.Warmup
+	PrintHeader(r.c.Out, h)
 }
 
-func (r *suiteRun) Interval(iv measure.Interval) {
-	if r.script != nil && r.script.HasHook("report_intermediate") {
-		if err := r.script.Report("report_intermediate", r.rep.Stat(iv)); err != nil {
-			fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
-		}
-		return
-	}
-	r.rep.Interval(iv)
-}
-func (r *suiteRun) Checkpoint(f measure.Final) { r.rep.Checkpoint(f) }
+func (r *suiteRun) Interval(iv measure.Interval) { r.rep.Interval(iv) }
+func (r *suiteRun) Checkpoint(f measure.Final)   { r.rep.Checkpoint(f) }
 func (r *suiteRun) Final(f *measure.Final) (map[string]float64, map[string]string) {
 	r.rep.EndJSON()
-	if r.script != nil && r.script.HasHook("report_cumulative") {
-		if err := r.script.Report("report_cumulative", r.rep.CumulativeStat(f)); err != nil {
-			fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
-		}
-		r.rep.EndJSON()
-	} else {
-		r.rep.NoSQL = r.script != nil && !r.script.UsedSQL()
-		r.rep.Final(f)
-	}
-	if r.script != nil {
-		if err := r.script.Done(); err != nil {
-			fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
-		}
-	}
+	r.rep.Final(f)
 	return nil, nil
 }

@@ -256,31 +256,7 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 	if len(args) == 0 {
 		return false, &workload.Message{Text: "oltpbench: name a test and a command, e.g. oltpbench sysbench oltp_read_write run (sysbench would read a Lua script from standard input)"}
 	}
-	if s.script != nil || s.scriptErr != nil {
-		return s.scriptFront(args, out)
-	}
-	if s.hw != nil {
-		return s.hwFront(args, out)
-	}
-	t, err := Lookup(args[0], "")
-	if err != nil {
-		return false, &workload.Message{Text: fmt.Sprintf("FATAL: Cannot find benchmark '%s': no such built-in test, file or module", args[0]),
-			Hint: "oltpbench: the tests are " + strings.Join(Names(), ", ") + " (oltp_common for prepare and cleanup)"}
-	}
-	if len(args) == 1 {
-		return false, &workload.Message{Text: "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help"}
-	}
-	switch args[1] {
-	case "prepare", "prewarm", "warmup", "run", "cleanup":
-		return false, nil
-	case "help":
-		if t.custom == bulkInsertEvent {
-			return false, &workload.Message{Text: "'bulk_insert' test does not implement the 'help' command."}
-		}
-		printTestHelp(out, t, strings.TrimSuffix(args[0], "/"))
-		return true, nil
-	}
-	return false, &workload.Message{Text: "Unknown command: " + args[1]}
+	return s.kind.front(args, out)
 }
 
 // Help is `oltpbench sysbench --help`.

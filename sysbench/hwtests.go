@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/sysbench/hw"
@@ -17,14 +18,20 @@ import (
 // sysbench's compiled-in tests (cpu, memory, threads, mutex: package hw)
 // run on the same runner and report as the OLTP tests, with no server.
 
+// hwTest is a compiled-in test bound to the suite's options.
+type hwTest struct {
+	*suite
+	t *hw.Test
+}
+
 // declareHW adds a compiled-in test's options, when the command line names
-// one.
+// one, and makes it the suite's kind.
 func (s *suite) declareHW(test string, fs *pflag.FlagSet) bool {
 	t := hw.Lookup(test)
 	if t == nil {
 		return false
 	}
-	s.hw = t
+	s.kind = &hwTest{suite: s, t: t}
 	for _, o := range t.Options {
 		if fs.Lookup(o.Name) == nil {
 			fs.String(o.Name, o.Default, o.Help)
@@ -36,31 +43,48 @@ func (s *suite) declareHW(test string, fs *pflag.FlagSet) bool {
 	return true
 }
 
+func (h *hwTest) setup(st *workload.Setup, _, _ string) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	st.Verbosity = h.verbosity
+	h.o.Threads = st.Threads
+	return h.setupRun()
+}
+
+func (h *hwTest) name() string { return h.t.Name }
+
+// dataset and sizes are the sysbench tables' (a compiled-in test uses none),
+// so that its results carry the figures every sysbench result does.
+func (h *hwTest) dataset() dataset.Dataset { return h.nativeDataset(&Test{Name: h.t.Name}) }
+func (h *hwTest) sizes() map[string]string { return h.tableSizes() }
+func (h *hwTest) hooks() workload.Hooks    { return workload.Hooks{OwnConnections: true} }
+
 // hwValues are the test's options as given or defaulted.
-func (s *suite) hwValues() hw.Values {
-	v := s.hw.Defaults()
+func (h *hwTest) values() hw.Values {
+	v := h.t.Defaults()
 	for name := range v {
-		if f := s.fs.Lookup(name); f != nil {
+		if f := h.fs.Lookup(name); f != nil {
 			v[name] = f.Value.String()
 		}
 	}
 	return v
 }
 
-// hwFront answers what sysbench answers for a compiled-in test before it
+// front answers what sysbench answers for a compiled-in test before it
 // runs: help, and the commands the test does not have.
-func (s *suite) hwFront(args []string, out io.Writer) (bool, error) {
+func (h *hwTest) front(args []string, out io.Writer) (bool, error) {
 	name := args[0]
 	if len(args) == 1 {
 		return false, &workload.Message{Text: fmt.Sprintf("The '%s' test requires a command argument. See 'sysbench %s help'", name, name)}
 	}
 	switch args[1] {
 	case "help":
-		s.hw.PrintHelp(out)
+		h.t.PrintHelp(out)
 		return true, nil
 	case "run", "prepare", "cleanup":
-		if s.hw.Refused != "" {
-			return false, &workload.Message{Text: s.hw.Refused}
+		if h.t.Refused != "" {
+			return false, &workload.Message{Text: h.t.Refused}
 		}
 	}
 	switch args[1] {
@@ -72,24 +96,23 @@ func (s *suite) hwFront(args []string, out io.Writer) (bool, error) {
 	return false, &workload.Message{Text: "Unknown command: " + args[1]}
 }
 
-// setupHW checks the test's options; a test that moves a set amount (the
+// check checks the test's options; a test that moves a set amount (the
 // memory test's total size) runs that many events, as sysbench does.
-func (s *suite) setupHW() error {
-	v := s.hwValues()
-	for _, o := range s.hw.Options {
+func (h *hwTest) check() error {
+	v := h.values()
+	for _, o := range h.t.Options {
 		if _, err := strconv.ParseInt(v[o.Name], 10, 64); o.Type == "N" && err != nil {
 			return &workload.Message{Text: fmt.Sprintf("Invalid value for the '%s' option: '%s'", strings.ReplaceAll(o.Name, "-", "_"), v[o.Name])}
 		}
 	}
-	if s.hw.Check != nil {
-		if err := s.hw.Check(v); err != nil {
+	if h.t.Check != nil {
+		if err := h.t.Check(v); err != nil {
 			return &workload.Message{Text: err.Error()}
 		}
 	}
-	if s.hw.Events != nil {
-		s.ro.Events = s.hw.Events(v)
+	if h.t.Events != nil {
+		h.ro.Events = h.t.Events(v)
 	}
-	s.test = &Test{Name: s.hw.Name}
 	return nil
 }
 
@@ -103,13 +126,11 @@ type hwRun struct {
 }
 
 func (r *hwRun) Header() {
-	ro := r.c.Options
 	var pre strings.Builder
 	if r.t.Preamble != nil {
 		r.t.Preamble(&pre, r.v)
 	}
-	PrintHeader(r.c.Out, Header{Tool: workload.Tool, Threads: r.c.Threads, Rate: ro.Rate, ReportInterval: ro.ReportInterval,
-		Checkpoints: ro.Checkpoints, Seed: ro.Seed, Warmup: ro.Warmup, Preamble: pre.String()})
+	r.header(Header{Preamble: pre.String()})
 }
 
 func (r *hwRun) Interval(iv measure.Interval) {
@@ -128,14 +149,14 @@ func (r *hwRun) Final(f *measure.Final) (map[string]float64, map[string]string) 
 	return nil, nil
 }
 
-// newHWRun binds a compiled-in test to a run and its report.
-func (s *suite) newHWRun(sr *suiteRun, threads int) *hwRun {
-	v := s.hwValues()
-	sr.events, sr.rep.NoSQL = s.hw.NewRun(v, threads), true
-	if t := s.hw; t.Summary != nil {
+// newRun binds a compiled-in test to a run and its report.
+func (h *hwTest) newRun(sr *suiteRun, c workload.RunConfig) (workload.Run, error) {
+	v := h.values()
+	sr.events, sr.rep.NoSQL = h.t.NewRun(v, c.Threads), true
+	if t := h.t; t.Summary != nil {
 		sr.rep.Summary = func(w io.Writer, f *measure.Final) {
 			t.Summary(w, v, f.Counts.Get(measure.Events), max(f.Elapsed.Seconds(), 1e-9))
 		}
 	}
-	return &hwRun{suiteRun: sr, t: s.hw, v: v}
+	return &hwRun{suiteRun: sr, t: h.t, v: v}, nil
 }

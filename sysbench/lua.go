@@ -17,6 +17,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -61,6 +62,14 @@ func isNative(name string) bool {
 	return ok || name == "oltp_common"
 }
 
+// luaTest is a Lua script bound to the suite's options.
+type luaTest struct {
+	*suite
+	script    *script.Script
+	err       error       // why the script could not be found or loaded
+	connected atomic.Bool // a command of the script's opened a connection
+}
+
 // Declare finds and loads the script a command line names, and adds the
 // options it declares that the native tests do not have. A script that
 // declares none takes any option, as sysbench lets 0.5-era scripts read
@@ -79,19 +88,20 @@ func (s *suite) Declare(args []string, fs *pflag.FlagSet) {
 	case !script.IsPath(test) && (isNative(test) || s.declareHW(test, fs)):
 		return
 	}
+	l := &luaTest{suite: s}
+	s.kind, s.fs = l, fs
 	path, err := script.Find(test)
-	var sc *script.Script
 	if err == nil {
 		if command == "csv" {
 			command = "prepare"
 		}
-		sc, err = script.Load(path, command)
+		l.script, err = script.Load(path, command)
 	}
 	if err != nil {
-		s.scriptErr = err
+		l.err = err
 		return
 	}
-	s.script, s.fs = sc, fs
+	sc := l.script
 	if len(sc.Options) == 0 {
 		declareAny(args, fs)
 	}
@@ -101,27 +111,64 @@ func (s *suite) Declare(args []string, fs *pflag.FlagSet) {
 			continue
 		}
 		o := sc.Options[name]
-		if o.Type == script.ArgBool {
-			fs.String(flag, o.Default, o.Help)
-			fs.Lookup(flag).NoOptDefVal = "on"
-			continue
-		}
 		fs.String(flag, o.Default, o.Help)
+		if o.Type == script.ArgBool {
+			fs.Lookup(flag).NoOptDefVal = "on"
+		}
 	}
+}
+
+func (l *luaTest) setup(st *workload.Setup, name, command string) error {
+	var nf *script.NotFoundError
+	if errors.As(l.err, &nf) && !script.IsPath(name) {
+		return fmt.Errorf("unknown test %q: use one of %s, or a Lua script (none found in %s)", name, strings.Join(Names(), ", "), strings.Join(nf.Looked, ", "))
+	}
+	if l.err != nil {
+		return l.err
+	}
+	st.Verbosity = l.verbosity // --db-driver: the script hears of it from sysbench.sql.driver()
+	if err := l.preparedStmts(); err != nil {
+		return err
+	}
+	l.o.Threads = st.Threads
+	if err := l.newDist(); err != nil {
+		return err
+	}
+	if err := l.checkScript(command); err != nil {
+		return err
+	}
+	if command != "run" {
+		return nil
+	}
+	return l.setupRun()
+}
+
+func (l *luaTest) name() string { return l.script.Name }
+
+// sizes are what ran: the script, by path and content.
+func (l *luaTest) sizes() map[string]string {
+	return map[string]string{"script": l.script.Path, "script_sha256": l.script.SHA256}
+}
+
+func (l *luaTest) hooks() workload.Hooks {
+	if l.script == nil { // Setup and Front say why
+		return workload.Hooks{OwnConnections: true}
+	}
+	return workload.Hooks{Commands: l.commands(), Command: l.command, OwnConnections: true, Connected: l.connected.Load}
 }
 
 // scriptValues is sysbench.opt: every option by its sysbench name, a
 // script's own typed as sysbench types it, the others by their flag's type.
-func (s *suite) scriptValues() (map[string]lua.LValue, error) {
+func (l *luaTest) values(threads int) (map[string]lua.LValue, error) {
 	m := map[string]lua.LValue{}
 	var err error
-	s.fs.VisitAll(func(f *pflag.Flag) {
+	l.fs.VisitAll(func(f *pflag.Flag) {
 		name := strings.ReplaceAll(f.Name, "-", "_")
 		if f.Name == "mysql-password" {
 			return
 		}
 		v := f.Value.String()
-		if o, ok := s.script.Options[name]; ok {
+		if o, ok := l.script.Options[name]; ok {
 			lv, e := o.Value(name, v, f.Changed)
 			switch {
 			case e != nil && err == nil && o.Type == script.ArgBool: // sysbench's parser refuses it
@@ -145,32 +192,33 @@ func (s *suite) scriptValues() (map[string]lua.LValue, error) {
 			}
 		}
 	})
-	m["threads"] = lua.LNumber(s.o.Threads)
+	m["threads"] = lua.LNumber(threads)
 	return m, err
 }
 
-// scriptConfig is what the script's states are made from.
-func (s *suite) scriptConfig(seed uint64, out io.Writer) (script.Config, error) {
-	opt, err := s.scriptValues()
+// config is what the script's states are made from, at threads threads.
+func (l *luaTest) config(seed uint64, out io.Writer, threads int) (script.Config, error) {
+	opt, err := l.values(threads)
 	if err != nil {
 		return script.Config{}, err
 	}
-	dists, err := script.Dists(s.randType, s.randSpecIter, s.randSpecPct, s.randSpecRes, s.randParetoH, s.randZipfExp)
+	dists, err := script.Dists(l.randType, l.randSpecIter, l.randSpecPct, l.randSpecRes, l.randParetoH, l.randZipfExp)
 	if err != nil {
 		return script.Config{}, err
 	}
-	ignore, err := conn.ParseErrorSet([]string{s.fs.Lookup("mysql-ignore-errors").Value.String()})
+	ignore, err := conn.ParseErrorSet([]string{l.fs.Lookup("mysql-ignore-errors").Value.String()})
 	if err != nil {
 		return script.Config{}, err
 	}
-	return script.Config{Opt: opt, Dists: dists, Seed: seed, Prepared: s.o.PreparedStmts, Ignore: ignore, Out: out, Driver: s.dbDriver}, nil
+	return script.Config{Opt: opt, Dists: dists, Seed: seed, Prepared: l.o.PreparedStmts, Ignore: ignore, Out: out, Driver: l.dbDriver,
+		Threads: threads}, nil
 }
 
 // scriptCommand runs a script's commands (prepare, cleanup, prewarm, its
 // own) in a pool of threads; the script connects when it asks to, so a
 // command that never does needs no server.
-func (s *suite) scriptCommand(ctx context.Context, name string, co conn.Options, threads int, out io.Writer) (bool, error) {
-	cfg, err := s.scriptConfig(uint64(max(s.ro.Seed, 1)), out)
+func (l *luaTest) command(ctx context.Context, name string, co conn.Options, threads int, out io.Writer) (bool, error) {
+	cfg, err := l.config(uint64(max(l.ro.Seed, 1)), out, l.o.Threads)
 	if err != nil {
 		return true, err
 	}
@@ -179,20 +227,20 @@ func (s *suite) scriptCommand(ctx context.Context, name string, co conn.Options,
 		return true, err
 	}
 	defer pool.Close()
-	cfg.Dialer = countingDialer{pool, &s.connected}
-	if err := s.script.Command(ctx, name, cfg, threads); err != nil {
+	cfg.Dialer = countingDialer{pool, &l.connected}
+	if err := l.script.Command(ctx, name, cfg, threads); err != nil {
 		return true, &workload.Message{Text: "FATAL: " + err.Error()}
 	}
 	return true, nil
 }
 
-// scriptDataset is a script's dataset: no tables (its prepare makes them),
+// dataset is a script's dataset: no tables (its prepare makes them),
 // described by the script and the values of its own options, so a plan
 // tells a dataset prepared by another script or with other sizes.
-func (s *suite) scriptDataset() dataset.Dataset {
-	meta := map[string]string{"dataset_script_sha256": s.script.SHA256}
-	opt, _ := s.scriptValues()
-	for _, name := range s.script.OptionNames() {
+func (l *luaTest) dataset() dataset.Dataset {
+	meta := map[string]string{"dataset_script_sha256": l.script.SHA256}
+	opt, _ := l.values(l.o.Threads)
+	for _, name := range l.script.OptionNames() {
 		switch v := opt[name].(type) {
 		case *lua.LTable:
 			meta[name] = joinList(v)
@@ -202,7 +250,7 @@ func (s *suite) scriptDataset() dataset.Dataset {
 			meta[name] = lua.LVAsString(v)
 		}
 	}
-	return dataset.Dataset{Workload: "sysbench " + s.script.Name + ".lua", Meta: meta}
+	return dataset.Dataset{Workload: "sysbench " + l.script.Name + ".lua", Meta: meta}
 }
 
 // joinList writes a list option as it is given, comma-separated.
@@ -217,83 +265,124 @@ func joinList(t *lua.LTable) string {
 	return b.String()
 }
 
-// scriptCommands are a script's own commands, sorted.
-func (s *suite) scriptCommands() []string {
+// commands are a script's own commands, sorted.
+func (l *luaTest) commands() []string {
 	var c []string
-	for n := range s.script.Commands {
+	for n := range l.script.Commands {
 		c = append(c, n)
 	}
 	sort.Strings(c)
 	return c
 }
 
-// newScriptRun binds the script to a run.
-func (s *suite) newScriptRun(c workload.RunConfig, rep *Report) (*script.Run, error) {
+// newRun binds the script to a run at the run's threads, on the suite's
+// report: its report hooks replace the report's lines.
+func (l *luaTest) newRun(sr *suiteRun, c workload.RunConfig) (workload.Run, error) {
 	out := c.Stdout
 	if out == nil {
 		out = c.Out
 	}
-	cfg, err := s.scriptConfig(c.Seed, out)
+	cfg, err := l.config(c.Seed, out, c.Threads)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Dialer, cfg.Notice = c.Dialer, c.Out
-	cfg.Threads, cfg.Reports = s.o.Threads, rep
-	return s.script.NewRun(cfg)
+	cfg.Dialer, cfg.Notice, cfg.Reports = c.Dialer, c.Out, sr.rep
+	r, err := l.script.NewRun(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sr.events = r
+	return &luaRun{suiteRun: sr, run: r}, nil
+}
+
+// luaRun reports a script's run: sysbench's report, or the script's
+// report hooks where it has them.
+type luaRun struct {
+	*suiteRun
+	run *script.Run
+}
+
+func (r *luaRun) Header() { r.header(Header{StartedLater: true}) }
+
+func (r *luaRun) Interval(iv measure.Interval) {
+	if !r.run.HasHook("report_intermediate") {
+		r.rep.Interval(iv)
+		return
+	}
+	if err := r.run.Report("report_intermediate", r.rep.Stat(iv)); err != nil {
+		fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
+	}
+}
+
+func (r *luaRun) Final(f *measure.Final) (map[string]float64, map[string]string) {
+	r.rep.EndJSON()
+	if r.run.HasHook("report_cumulative") {
+		if err := r.run.Report("report_cumulative", r.rep.CumulativeStat(f)); err != nil {
+			fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
+		}
+		r.rep.EndJSON()
+	} else {
+		r.rep.NoSQL = !r.run.UsedSQL()
+		r.rep.Final(f)
+	}
+	if err := r.run.Done(); err != nil {
+		fmt.Fprintf(r.c.Out, "FATAL: %v\n", err)
+	}
+	return nil, nil
 }
 
 // checkScript checks a script's options, and that a run has an event.
-func (s *suite) checkScript(command string) error {
-	if _, err := s.scriptValues(); err != nil {
+func (l *luaTest) checkScript(command string) error {
+	if _, err := l.values(l.o.Threads); err != nil {
 		return err
 	}
-	if command == "run" && !s.script.Has["event"] {
-		return &workload.Message{Text: fmt.Sprintf("FATAL: cannot find the event() function in %s", s.script.Path)}
+	if command == "run" && !l.script.Has["event"] {
+		return &workload.Message{Text: fmt.Sprintf("FATAL: cannot find the event() function in %s", l.script.Path)}
 	}
 	return nil
 }
 
-// scriptFront is Front for a script: where it was not found, the Lua error
+// front is Front for a script: where it was not found, the Lua error
 // that stopped it, what its main chunk printed, and the commands sysbench
 // answers itself: none (the main chunk only), help, and those the script
 // does not implement.
-func (s *suite) scriptFront(args []string, out io.Writer) (bool, error) {
+func (l *luaTest) front(args []string, out io.Writer) (bool, error) {
 	var nf *script.NotFoundError
 	switch {
-	case errors.As(s.scriptErr, &nf):
+	case errors.As(l.err, &nf):
 		return false, &workload.Message{Text: fmt.Sprintf("FATAL: Cannot find benchmark '%s': no such built-in test, file or module", args[0]),
 			Hint: "oltpbench: looked in " + strings.Join(nf.Looked, ", ") + "; the built-in tests are " + strings.Join(Names(), ", ")}
-	case s.scriptErr != nil:
+	case l.err != nil:
 		var le *script.LoadError
-		if errors.As(s.scriptErr, &le) {
+		if errors.As(l.err, &le) {
 			fmt.Fprint(out, le.Printed)
 		}
-		return false, &workload.Message{Text: "FATAL: " + s.scriptErr.Error()}
+		return false, &workload.Message{Text: "FATAL: " + l.err.Error()}
 	}
-	s.script.Printed.WriteTo(out)
+	l.script.Printed.WriteTo(out)
 	if len(args) == 1 {
 		return true, nil // sysbench runs the script's body and stops
 	}
 	notImplemented := &workload.Message{Text: fmt.Sprintf("'%s' test does not implement the '%s' command.", args[0], args[1])}
 	switch c := args[1]; {
-	case c == "help" && s.script.Has["help"]:
-		opt, err := s.scriptValues()
+	case c == "help" && l.script.Has["help"]:
+		opt, err := l.values(l.o.Threads)
 		if err != nil {
 			return false, err
 		}
-		if err := s.script.Help(out, opt); err != nil {
+		if err := l.script.Help(out, opt); err != nil {
 			return false, &workload.Message{Text: "FATAL: " + err.Error()}
 		}
 		return true, nil
-	case c == "help" && len(s.script.Options) > 0:
-		printScriptHelp(out, s.script)
+	case c == "help" && len(l.script.Options) > 0:
+		printScriptHelp(out, l.script)
 		return true, nil
 	case c == "help":
 		return false, notImplemented
-	case s.script.Commands[c], c == "run":
+	case l.script.Commands[c], c == "run":
 		return false, nil
 	case c == "prepare", c == "cleanup", c == "prewarm", c == "warmup":
-		if s.script.Has[c] {
+		if l.script.Has[c] {
 			return false, nil
 		}
 		return false, notImplemented

@@ -162,7 +162,11 @@ func (w *workloadTPCC) Name() string { return "tpcc" }
 
 func (w *workloadTPCC) Dataset() dataset.Dataset {
 	c := Constants(w.seed)
-	return dataset.Dataset{Workload: "tpcc", Tables: Tables(w.schema, w.warehouses, w.seed, w.partitions, w.fks), Meta: map[string]string{
+	names := map[string]string{}
+	for _, t := range TableNames {
+		names[t] = w.schema.Table(t)
+	}
+	return dataset.Dataset{Workload: "tpcc", Tables: Tables(w.schema, w.warehouses, w.seed, w.partitions, w.fks), Names: names, Meta: map[string]string{
 		"warehouses": strconv.FormatInt(w.warehouses, 10), "partitions": strconv.Itoa(w.partitions), "schema": w.schema.Name,
 		"c_last_load": strconv.FormatInt(c.Last, 10), "c_last_run": strconv.FormatInt(c.LastRun, 10),
 		"c_id": strconv.FormatInt(c.ID, 10), "ol_i_id": strconv.FormatInt(c.Item, 10)}}

@@ -104,21 +104,47 @@ func (t *newOrder) run(w *terminal, in *txInput) error {
 	if err := w.begin.Exec(); err != nil {
 		return err
 	}
+	next, err := t.enter(in)
+	if err != nil {
+		return err
+	}
+	lines := in.items[:in.olCnt]
+	found, err := t.readItems(lines)
+	if err != nil {
+		return err
+	}
+	if !found {
+		// The unused item of the 1% rollback (clause 2.4.2.3).
+		return w.Rollback()
+	}
+	order := lineOrder(lines)
+	stock, err := t.readStock(lines, order, in.d)
+	if err != nil {
+		return err
+	}
+	if err := t.writeLines(in, next, lines, order, stock); err != nil {
+		return err
+	}
+	return w.commit.Exec()
+}
+
+// enter reads the customer and takes the district's next order number,
+// and inserts the order and its new-order row.
+func (t *newOrder) enter(in *txInput) (next int64, err error) {
 	// The customer's discount and credit and the taxes make the order's
 	// total on a terminal's screen; the run shows none, so they are read
 	// and not used.
 	t.custWare.Bind().Int(in.w).Int(in.d).Int(in.cid)
 	if err := one(t.custWare, func([]driver.Value) {}); err != nil {
-		return err
+		return 0, err
 	}
-	var next int64
 	t.distForUpd.Bind().Int(in.w).Int(in.d)
 	if err := one(t.distForUpd, func(r []driver.Value) { next = asInt(r[0]) }); err != nil {
-		return err
+		return 0, err
 	}
 	t.distUpd.Bind().Int(next + 1).Int(in.w).Int(in.d)
 	if err := t.distUpd.Exec(); err != nil {
-		return err
+		return 0, err
 	}
 	allLocal := int64(1)
 	for i := 0; i < in.olCnt; i++ {
@@ -128,14 +154,16 @@ func (t *newOrder) run(w *terminal, in *txInput) error {
 	}
 	t.insOrder.Bind().Int(next).Int(in.d).Int(in.w).Int(in.cid).Str(now()).Int(int64(in.olCnt)).Int(allLocal)
 	if err := t.insOrder.Exec(); err != nil {
-		return err
+		return 0, err
 	}
 	t.insNewOrder.Bind().Int(next).Int(in.d).Int(in.w)
-	if err := t.insNewOrder.Exec(); err != nil {
-		return err
-	}
-	n := in.olCnt
-	lines := in.items[:n]
+	return next, t.insNewOrder.Exec()
+}
+
+// readItems reads the lines' items (one statement, padded to maxLines);
+// found is false when one is not there (the 1% rollback).
+func (t *newOrder) readItems(lines []line) (found bool, err error) {
+	n := len(lines)
 	b := t.items.Bind()
 	for i := range maxLines {
 		b = b.Int(lines[min(i, n-1)].item)
@@ -153,15 +181,20 @@ func (t *newOrder) run(w *terminal, in *txInput) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return false, err
 	}
 	for i := range lines {
 		if !lines[i].found {
-			// The unused item of the 1% rollback (clause 2.4.2.3).
-			return w.Rollback()
+			return false, nil
 		}
 	}
-	order := make([]int, n)
+	return true, nil
+}
+
+// lineOrder is the lines in (warehouse, item) order: the order stock
+// rows are locked in, to cut deadlocks.
+func lineOrder(lines []line) []int {
+	order := make([]int, len(lines))
 	for i := range order {
 		order[i] = i
 	}
@@ -169,19 +202,30 @@ func (t *newOrder) run(w *terminal, in *txInput) error {
 		la, lb := lines[order[a]], lines[order[b]]
 		return la.supply < lb.supply || la.supply == lb.supply && la.item < lb.item
 	})
+	return order
+}
+
+// readStock reads the lines' stock rows for update, by (warehouse, item).
+func (t *newOrder) readStock(lines []line, order []int, district int64) (map[[2]int64]*stockRow, error) {
+	n := len(lines)
 	stock := map[[2]int64]*stockRow{}
-	b = t.stock.Bind()
+	b := t.stock.Bind()
 	for j := range maxLines {
 		l := lines[order[min(j, n-1)]]
 		b = b.Int(l.supply).Int(l.item)
 	}
-	distCol := 3 + int(in.d)
-	if _, err := t.stock.Scan(func(r []driver.Value) error {
+	distCol := 3 + int(district)
+	_, err := t.stock.Scan(func(r []driver.Value) error {
 		stock[[2]int64{asInt(r[1]), asInt(r[0])}] = &stockRow{qty: asInt(r[2]), dist: append([]byte(nil), r[distCol].([]byte)...)}
 		return nil
-	}); err != nil {
-		return err
-	}
+	})
+	return stock, err
+}
+
+// writeLines updates the stock rows and inserts the order lines (one
+// statement each).
+func (t *newOrder) writeLines(in *txInput, next int64, lines []line, order []int, stock map[[2]int64]*stockRow) error {
+	n := len(lines)
 	if t.insLines[n] == nil {
 		st, err := t.sess.Prepare(t.schema.SQL("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " + worker.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?)", ", ", n)))
 		if err != nil {
@@ -229,10 +273,7 @@ func (t *newOrder) run(w *terminal, in *txInput) error {
 			return err
 		}
 	}
-	if err := ins.Stmt().Exec(); err != nil {
-		return err
-	}
-	return w.commit.Exec()
+	return ins.Stmt().Exec()
 }
 
 func (t *newOrder) done(a *Audit, in *txInput) {

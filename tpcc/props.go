@@ -66,29 +66,56 @@ var propsIgnored = map[string]string{
 	"csvNullValue": "oltpbench's CSV files write NULL as \\N",
 }
 
-// propsFlags turns the file into oltpbench options for command. notes are
-// the keys and connection parameters it does not use.
+// flags turns the file into oltpbench options for command. ignored are
+// the keys and connection parameters it does not use. Its steps read the
+// file's keys in groups, in the order errors are reported.
 func (p *props) flags(command string) (map[string]string, []string, error) {
 	out := map[string]string{}
 	var ignored []string
-	get := func(k string) (string, bool) { v, ok := p.kv[k]; return v, ok && v != "" }
-	num := func(k string) (int64, bool, error) {
-		v, ok := get(k)
-		if !ok {
-			return 0, false, nil
+	for _, step := range []func(string, map[string]string, *[]string) error{p.connection, p.counts, p.runLength, p.mix, p.files} {
+		if err := step(command, out, &ignored); err != nil {
+			return nil, nil, err
 		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return 0, false, fmt.Errorf("%s: %s=%s is not a count", p.path, k, v)
+	}
+	for k := range p.kv {
+		if !propsKnown[k] {
+			ignored = append(ignored, k)
 		}
-		return n, true, nil
 	}
-	if v, ok := get("db"); ok && v != "mysql" && v != "tidb" {
-		return nil, nil, fmt.Errorf("%s: db=%s: oltpbench runs on MySQL-protocol databases (db=mysql)", p.path, v)
+	sort.Strings(ignored)
+	return out, ignored, nil
+}
+
+// propsKnown are the keys flags reads.
+var propsKnown = map[string]bool{"db": true, "driver": true, "conn": true, "user": true, "password": true, "warehouses": true,
+	"loadWorkers": true, "terminals": true, "runMins": true, "runTxnsPerTerminal": true, "limitTxnsPerMin": true,
+	"terminalWarehouseFixed": true, "newOrderWeight": true, "paymentWeight": true, "orderStatusWeight": true,
+	"deliveryWeight": true, "stockLevelWeight": true, "resultDirectory": true, "fileLocation": true}
+
+// get is a key's value; an empty one counts as not set.
+func (p *props) get(k string) (string, bool) { v, ok := p.kv[k]; return v, ok && v != "" }
+
+// num is a key's count.
+func (p *props) num(k string) (int64, bool, error) {
+	v, ok := p.get(k)
+	if !ok {
+		return 0, false, nil
 	}
-	if v, ok := get("conn"); ok {
-		if err := jdbcFlags(v, out, &ignored); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", p.path, err)
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false, fmt.Errorf("%s: %s=%s is not a count", p.path, k, v)
+	}
+	return n, true, nil
+}
+
+// connection: db, conn (the JDBC URL), user and password.
+func (p *props) connection(_ string, out map[string]string, ignored *[]string) error {
+	if v, ok := p.get("db"); ok && v != "mysql" && v != "tidb" {
+		return fmt.Errorf("%s: db=%s: oltpbench runs on MySQL-protocol databases (db=mysql)", p.path, v)
+	}
+	if v, ok := p.get("conn"); ok {
+		if err := jdbcFlags(v, out, ignored); err != nil {
+			return fmt.Errorf("%s: %w", p.path, err)
 		}
 	}
 	for k, f := range map[string]string{"user": "mysql-user", "password": "mysql-password"} {
@@ -96,8 +123,14 @@ func (p *props) flags(command string) (map[string]string, []string, error) {
 			out[f] = v
 		}
 	}
-	if n, ok, err := num("warehouses"); err != nil {
-		return nil, nil, err
+	return nil
+}
+
+// counts: warehouses, and the threads of the command (loadWorkers for a
+// load, terminals for a run).
+func (p *props) counts(command string, out map[string]string, _ *[]string) error {
+	if n, ok, err := p.num("warehouses"); err != nil {
+		return err
 	} else if ok {
 		out["warehouses"] = strconv.FormatInt(n, 10)
 	}
@@ -105,21 +138,27 @@ func (p *props) flags(command string) (map[string]string, []string, error) {
 	if command == "prepare" || command == "csv" {
 		threads = "loadWorkers"
 	}
-	if n, ok, err := num(threads); err != nil {
-		return nil, nil, err
+	if n, ok, err := p.num(threads); err != nil {
+		return err
 	} else if ok && n > 0 {
 		out["threads"] = strconv.FormatInt(n, 10)
 	}
-	mins, hasMins, err := num("runMins")
+	return nil
+}
+
+// runLength: runMins or runTxnsPerTerminal, limitTxnsPerMin,
+// terminalWarehouseFixed.
+func (p *props) runLength(_ string, out map[string]string, _ *[]string) error {
+	mins, hasMins, err := p.num("runMins")
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	txns, hasTxns, err := num("runTxnsPerTerminal")
+	txns, hasTxns, err := p.num("runTxnsPerTerminal")
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if hasMins && hasTxns && mins > 0 && txns > 0 {
-		return nil, nil, fmt.Errorf("%s: runMins=%d and runTxnsPerTerminal=%d: set one of them to 0", p.path, mins, txns)
+		return fmt.Errorf("%s: runMins=%d and runTxnsPerTerminal=%d: set one of them to 0", p.path, mins, txns)
 	}
 	if mins > 0 {
 		out["time"] = strconv.FormatInt(mins, 10) + "m"
@@ -127,66 +166,67 @@ func (p *props) flags(command string) (map[string]string, []string, error) {
 	if txns > 0 {
 		out["txns-per-terminal"] = strconv.FormatInt(txns, 10)
 	}
-	if n, ok, err := num("limitTxnsPerMin"); err != nil {
-		return nil, nil, err
+	if n, ok, err := p.num("limitTxnsPerMin"); err != nil {
+		return err
 	} else if ok {
 		out["limit-tpm"] = strconv.FormatInt(n, 10)
 	}
-	if v, ok := get("terminalWarehouseFixed"); ok {
+	if v, ok := p.get("terminalWarehouseFixed"); ok {
 		switch strings.ToLower(v) {
 		case "true":
 			out["home-warehouse"] = "fixed"
 		case "false":
 			out["home-warehouse"] = "random"
 		default:
-			return nil, nil, fmt.Errorf("%s: terminalWarehouseFixed=%s: true or false", p.path, v)
+			return fmt.Errorf("%s: terminalWarehouseFixed=%s: true or false", p.path, v)
 		}
 	}
+	return nil
+}
+
+// mix: the five transactions' weights, which add up to 100.
+func (p *props) mix(_ string, out map[string]string, _ *[]string) error {
 	weights := DefaultWeights
 	anyWeight := false
 	for t, k := range []string{"newOrderWeight", "paymentWeight", "orderStatusWeight", "deliveryWeight", "stockLevelWeight"} {
-		v, ok := get(k)
+		v, ok := p.get(k)
 		if !ok {
 			continue
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || f != float64(int(f)) {
-			return nil, nil, fmt.Errorf("%s: %s=%s: a whole percentage", p.path, k, v)
+			return fmt.Errorf("%s: %s=%s: a whole percentage", p.path, k, v)
 		}
 		weights[t], anyWeight = int(f), true
 	}
-	if anyWeight {
-		sum := 0
-		ws := make([]string, numTx)
-		for t, w := range weights {
-			sum += w
-			ws[t] = strconv.Itoa(w)
-		}
-		if sum != 100 {
-			return nil, nil, fmt.Errorf("%s: the five weights add up to %d, not 100", p.path, sum)
-		}
-		out["weights"] = strings.Join(ws, ",")
+	if !anyWeight {
+		return nil
 	}
-	if v, ok := get("resultDirectory"); ok && command == "run" {
+	sum := 0
+	ws := make([]string, numTx)
+	for t, w := range weights {
+		sum += w
+		ws[t] = strconv.Itoa(w)
+	}
+	if sum != 100 {
+		return fmt.Errorf("%s: the five weights add up to %d, not 100", p.path, sum)
+	}
+	out["weights"] = strings.Join(ws, ",")
+	return nil
+}
+
+// files: resultDirectory for a run, fileLocation (CSV files) for a load.
+func (p *props) files(command string, out map[string]string, _ *[]string) error {
+	if v, ok := p.get("resultDirectory"); ok && command == "run" {
 		out["result-directory"] = v
 	}
-	if v, ok := get("fileLocation"); ok && (command == "prepare" || command == "csv") {
+	if v, ok := p.get("fileLocation"); ok && (command == "prepare" || command == "csv") {
 		out["dir"] = v
 		if command == "prepare" {
 			out["load-mode"] = "csv"
 		}
 	}
-	known := map[string]bool{"db": true, "driver": true, "conn": true, "user": true, "password": true, "warehouses": true,
-		"loadWorkers": true, "terminals": true, "runMins": true, "runTxnsPerTerminal": true, "limitTxnsPerMin": true,
-		"terminalWarehouseFixed": true, "newOrderWeight": true, "paymentWeight": true, "orderStatusWeight": true,
-		"deliveryWeight": true, "stockLevelWeight": true, "resultDirectory": true, "fileLocation": true}
-	for k := range p.kv {
-		if !known[k] {
-			ignored = append(ignored, k)
-		}
-	}
-	sort.Strings(ignored)
-	return out, ignored, nil
+	return nil
 }
 
 // jdbcFlags reads jdbc:mysql://host[:port][,host[:port]...]/db?params.

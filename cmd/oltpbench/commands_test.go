@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/pipeline"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
@@ -221,15 +222,15 @@ func TestTimeSpelling(t *testing.T) {
 			{"--report-interval=3", 3 * time.Second, func(o *workload.RunOptions) time.Duration { return o.ReportInterval }},
 		} {
 			fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
-			p := newPipeline(spec, fs, nil)
+			p := pipeline.New(spec, fs, nil)
 			if err := fs.Parse([]string{c.arg, "--cooldown=7"}); err != nil {
 				t.Fatalf("%s %s: %v", spec.Name, c.arg, err)
 			}
-			if got := c.got(&p.ro); got != c.want {
+			if got := c.got(p.RunOptions()); got != c.want {
 				t.Errorf("%s %s: %v, want %v", spec.Name, c.arg, got, c.want)
 			}
-			if p.f.lv.cooldown != 7*time.Second {
-				t.Errorf("%s --cooldown=7: %v", spec.Name, p.f.lv.cooldown)
+			if got := fs.Lookup("cooldown").Value.String(); got != "7" {
+				t.Errorf("%s --cooldown=7: %v", spec.Name, got)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oltpbench/oltpbench/internal/pipeline"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
@@ -18,7 +19,7 @@ import (
 // genericPackages know workloads only through the contract.
 var genericPackages = []string{"internal/runner", "internal/result", "internal/compare", "internal/workload",
 	"internal/hist", "internal/plan", "internal/measure", "internal/worker", "internal/dataset", "internal/random",
-	"internal/slo", "internal/metrics", "internal/cells", "loader"}
+	"internal/slo", "internal/metrics", "internal/cells", "internal/pipeline", "loader"}
 
 // workloadWords are what a generic package must not name: every registered
 // workload, its results' operations, its metric and figures, its tables and
@@ -27,16 +28,16 @@ func workloadWords(t *testing.T) []string {
 	var names []string
 	for _, s := range workload.All() {
 		names = append(names, s.Name)
-		p, err := configure(append([]string{s.Name}, firstTest(s)...), "prepare")
+		p, err := pipeline.Configure(append([]string{s.Name}, firstTest(s)...), "prepare")
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
-		m := p.w.Metric()
+		m := p.Workload().Metric()
 		names = append(names, m.Ops...)
 		if m.Name != result.QPS.Name { // statement counting is result's own metric
 			names = append(names, m.Name)
 		}
-		for _, tab := range p.w.Dataset().Tables {
+		for _, tab := range p.Workload().Dataset().Tables {
 			names = append(names, tab.Name)
 			for _, c := range tab.Columns {
 				if len(c) >= 4 && strings.Contains(c, "_") {

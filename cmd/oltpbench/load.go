@@ -6,7 +6,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/pipeline"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
@@ -16,7 +19,7 @@ import (
 func csvCommand(args []string) *cobra.Command {
 	cmd := &cobra.Command{Use: "csv", Short: "write a dataset as CSV files for TiDB Lightning / IMPORT INTO (no database needed)"}
 	for _, spec := range workload.All() {
-		var p *pipeline
+		var p *pipeline.Pipeline
 		sub := &cobra.Command{
 			Use:   spec.Name + " [args] --dir D [options]",
 			Short: spec.Name + " tables as CSV files",
@@ -24,13 +27,13 @@ func csvCommand(args []string) *cobra.Command {
 				"connection options of `oltpbench " + spec.Name + "` are accepted too, so that a prepare command line works\n" +
 				"with csv in front, and have no effect here.",
 			RunE: func(cmd *cobra.Command, args []string) error {
-				p.out = cmd.OutOrStdout()
+				p.SetOutput(cmd.OutOrStdout(), cmd.ErrOrStderr())
 				ctx, stop := interruptible()
 				defer stop()
-				return p.csv(ctx, args)
+				return p.CSV(ctx, args)
 			},
 		}
-		p = newPipeline(spec, sub.Flags(), argsAfter(args, spec.Name))
+		p = pipeline.New(spec, sub.Flags(), argsAfter(args, spec.Name))
 		showOnly(sub.Flags(), csvDataFlags, spec.CSVFlags...)
 		cmd.AddCommand(sub)
 	}
@@ -39,7 +42,12 @@ func csvCommand(args []string) *cobra.Command {
 
 // importCommand loads a folder of CSV files made by csv or --load-mode=csv.
 func importCommand() *cobra.Command {
-	f := &commonFlags{}
+	var f struct {
+		threads int
+		conn    conn.Flags
+		load    loader.Flags
+		metrics metrics.Flags
+	}
 	cmd := &cobra.Command{
 		Use:   "import --dir D [connection options]",
 		Short: "load a folder of CSV files: IMPORT INTO on TiDB, LOAD DATA LOCAL elsewhere; resumable",

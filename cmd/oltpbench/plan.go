@@ -9,12 +9,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/metrics"
-	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/pipeline"
 	"github.com/oltpbench/oltpbench/internal/plan"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -86,55 +85,13 @@ func loadPlan(path string, scale float64) (*plan.Plan, []*cells.Cell, error) {
 	for _, s := range workload.All() {
 		known[s.Name] = s.Args
 	}
-	return plan.Load(path, scale, known, timingFlags, func(args []string, command string) error {
-		p, err := configure(args, command)
-		switch {
-		case err != nil:
-		case command == "prewarm" && p.w.Hooks().Prewarm == nil && !slices.Contains(p.w.Hooks().Commands, "prewarm"):
+	return plan.Load(path, scale, known, pipeline.TimingFlags, func(args []string, command string) error {
+		p, err := pipeline.Configure(args, command)
+		if err == nil && command == "prewarm" && !slices.Contains(p.Commands(), "prewarm") {
 			err = fmt.Errorf("%s has no prewarm", args[0])
 		}
 		return err
 	})
-}
-
-// parse reads a workload command line (workload [test] options) for
-// command into a pipeline as its command would, writing to out and warn.
-func parse(args []string, command string, out, warn io.Writer) (*pipeline, error) {
-	spec, ok := workload.Lookup(args[0])
-	if !ok {
-		return nil, fmt.Errorf("unknown workload %q", args[0])
-	}
-	fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	p := newPipeline(spec, fs, append(args[1:len(args):len(args)], command))
-	p.out, p.warn = out, warn
-	if err := fs.Parse(args[1:]); err != nil {
-		fe, _ := options.ReadFlagError(err)
-		fe.Unknown = true // every parse error here says where the options are
-		return nil, errors.New(fe.Words("see oltpbench " + spec.Name + " --help"))
-	}
-	return p, nil
-}
-
-// configure parses a workload command line and runs the workload's checks,
-// without a server.
-func configure(args []string, command string) (*pipeline, error) {
-	p, err := parse(args, command, io.Discard, io.Discard)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.setup(command, p.fs.Args()); err != nil {
-		return nil, workload.OneLine(err)
-	}
-	return p, nil
-}
-
-// timingFlags names the flags a workload binds to the run's time and
-// warm-up (--time, and --warmup-time or --ramp), as its Flags declared them.
-func timingFlags(name string) (timeFlag, warmupFlag string) {
-	spec, _ := workload.Lookup(name)
-	p := newPipeline(spec, pflag.NewFlagSet(name, pflag.ContinueOnError), nil)
-	return p.ro.TimeFlag, p.ro.WarmupFlag
 }
 
 // planRunner gives a plan run its workload's parts: the dataset, the
@@ -160,34 +117,35 @@ func (pr *planRunner) progress(done, total int, c *cells.Cell, eta time.Duration
 // command and checks it for command; its reports go to out. With front,
 // the workload's front runs first (sysbench's banner), as on the command
 // line.
-func (pr *planRunner) command(args []string, command string, front bool, out io.Writer) (*pipeline, conn.Options, error) {
-	p, err := parse(append(append([]string(nil), args...), pr.extra...), command, out, pr.errw)
+func (pr *planRunner) command(args []string, command string, front bool, out io.Writer) (*pipeline.Pipeline, conn.Options, error) {
+	p, err := pipeline.Parse(append(append([]string(nil), args...), pr.extra...), command, out, pr.errw)
 	if err != nil {
 		return nil, conn.Options{}, err
 	}
-	p.exp = pr.exp
-	positional := p.fs.Args()
+	p.SetExporter(pr.exp)
+	positional := p.Args()
 	if front {
-		if _, err := p.front(append(positional, command)); err != nil {
+		if _, err := p.Front(append(positional, command)); err != nil {
 			return nil, conn.Options{}, err
 		}
 	}
-	co, err := p.begin(command, positional)
+	co, err := p.Begin(command, positional)
 	return p, co, err
 }
 
 // measure runs a cell at one thread count: the cell's command line through
-// the workload's pipeline, in this process.
+// the workload's pipeline, in this process, described as a command line's
+// cells are.
 func (pr *planRunner) measure(ctx context.Context, c *cells.Cell, threads int, out io.Writer) (*result.Result, error) {
 	p, co, err := pr.command(c.Args(), "run", true, out)
 	if err != nil {
 		return nil, err
 	}
-	ignore, err := conn.ParseErrorSet(p.f.ignoreErrors)
+	r, err := p.Describe(co, c, threads)
 	if err != nil {
 		return nil, err
 	}
-	return p.measure(ctx, co, ignore, c, threads)
+	return p.Measure(ctx, r)
 }
 
 // dataset prepares the plan's dataset when the database has none, resumes
@@ -198,16 +156,12 @@ func (pr *planRunner) dataset(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return loader.EnsureDataset(ctx, co, p.w.Dataset(), "the plan", pr.out, func(resume bool) error {
-		p.f.load.Resume = resume
-		if _, err := p.front(append(p.fs.Args(), "prepare")); err != nil {
+	return loader.EnsureDataset(ctx, co, p.Workload().Dataset(), "the plan", pr.out, func(resume bool) error {
+		if _, err := p.Front(append(p.Args(), "prepare")); err != nil {
 			return err
 		}
-		return p.prepare(ctx, co)
-	}, func(command string) error {
-		_, err := p.w.Hooks().Command(ctx, command, co, p.f.threads, pr.out)
-		return err
-	})
+		return p.Prepare(ctx, co, resume)
+	}, func(command string) error { return p.OwnCommand(ctx, command, co) })
 }
 
 func (pr *planRunner) warmup(ctx context.Context) error {
@@ -216,7 +170,7 @@ func (pr *planRunner) warmup(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := p.prewarm(ctx, co); err != nil {
+		if err := p.Prewarm(ctx, co); err != nil {
 			return err
 		}
 	}
@@ -228,7 +182,7 @@ func (pr *planRunner) warmup(ctx context.Context) error {
 		return err
 	}
 	start := time.Now()
-	n, err := loader.AnalyzeDataset(ctx, co, p.w.Dataset(), 2)
+	n, err := loader.AnalyzeDataset(ctx, co, p.Workload().Dataset(), 2)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,52 @@
 package main
 
-// The registered workloads: a new workload is a package and a line here.
 import (
-	_ "github.com/oltpbench/oltpbench/ch"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	_ "github.com/oltpbench/oltpbench/ch" // the registered workloads: a new workload is a package and a line here
+	"github.com/oltpbench/oltpbench/internal/pipeline"
+	"github.com/oltpbench/oltpbench/internal/workload"
 	_ "github.com/oltpbench/oltpbench/sysbench"
 	_ "github.com/oltpbench/oltpbench/tpcc"
 )
+
+// workloadCommand is `oltpbench NAME [args] COMMAND`: the workload's flags
+// on a pipeline, its help and parse errors as the workload declares them.
+func workloadCommand(spec workload.Spec, args []string) *cobra.Command {
+	var p *pipeline.Pipeline
+	cmd := &cobra.Command{
+		Use:   spec.Name + " " + spec.Use,
+		Short: spec.Short,
+		Long:  spec.Long,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.SetOutput(cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if done, err := p.Front(args); done || err != nil {
+				return err
+			}
+			if len(args) != spec.Args+1 {
+				return fmt.Errorf("expected %s, got %q: e.g. %s", strings.TrimSuffix(spec.Use, " [options]"), strings.Join(args, " "), spec.Example)
+			}
+			exp, err := p.Metrics().Open()
+			if err != nil {
+				return err
+			}
+			defer exp.Close()
+			p.SetExporter(exp)
+			ctx, stop := interruptible()
+			defer stop()
+			return p.Drive(ctx, args[len(args)-1], args[:len(args)-1])
+		},
+	}
+	p = pipeline.New(spec, cmd.Flags(), args)
+	h := p.Workload().Hooks()
+	if h.Help != nil {
+		cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { h.Help(c.OutOrStdout(), c.Flags()) })
+	}
+	if h.FlagError != nil {
+		cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return h.FlagError(err, commandLine, c.OutOrStdout()) })
+	}
+	return cmd
+}

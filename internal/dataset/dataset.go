@@ -87,6 +87,11 @@ type Dataset struct {
 	// Views are made once the tables are complete, and dropped with them.
 	Views  []View
 	Tables []Table
+	// Names are the tables by the names of the benchmark's standard (TPC-C's
+	// spec: "warehouse") -> their names in this dataset's layout
+	// ("bmsql_warehouse"), every one of them: what a workload built on this
+	// dataset (CH's queries) writes its statements with.
+	Names map[string]string
 }
 
 // View is a view over the dataset's tables; DDL is CREATE OR REPLACE VIEW.

@@ -189,16 +189,42 @@ func (p *Plan) resolve(test string) string {
 
 var stepName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
+// check checks the plan and fills in what a step leaves to the plan
+// (workload, name, repeats, search steps): the dataset, then each step.
 func (p *Plan) check(known Workloads) error {
 	if p.Scale <= 0 || math.IsNaN(p.Scale) || math.IsInf(p.Scale, 0) {
 		return p.errAt("scale", "scale must be above 0 (1 runs the plan as written, 0.01 a hundredth of its sizes and times)")
 	}
+	if err := p.checkDataset(known); err != nil {
+		return err
+	}
+	if len(p.Steps) == 0 {
+		return p.errAt("", "the plan has no [[step]]")
+	}
+	seen := map[string]int{}
+	for i := range p.Steps {
+		for _, check := range []func(int, Workloads, map[string]int) error{p.checkStepName, p.checkStepTiming, p.checkStepSearch} {
+			if err := check(i, known, seen); err != nil {
+				return err
+			}
+		}
+		if err := p.checkOptions(stepKey(i, "options"), p.Steps[i].Options); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func stepKey(i int, k string) string { return fmt.Sprintf("step.%d.%s", i, k) }
+
+// checkDataset checks [dataset]: a known workload, scaled options that
+// are integers.
+func (p *Plan) checkDataset(known Workloads) error {
 	ds := &p.Dataset
 	if ds.Workload == "" {
 		return p.errAt("dataset", "the plan needs [dataset] with workload = one of %s", names(known))
 	}
-	nargs, ok := known[ds.Workload]
-	if !ok {
+	if _, ok := known[ds.Workload]; !ok {
 		return p.errAt("dataset.workload", "unknown workload %q in [dataset]: use one of %s", ds.Workload, names(known))
 	}
 	for _, k := range ds.Scaled {
@@ -214,97 +240,111 @@ func (p *Plan) check(known Workloads) error {
 		return err
 	}
 	ds.Test = p.resolve(ds.Test)
-	if len(p.Steps) == 0 {
-		return p.errAt("", "the plan has no [[step]]")
+	return nil
+}
+
+// checkStepName checks a step's workload and test, and names it (the
+// result files' names): unique, from its test or workload when not given.
+func (p *Plan) checkStepName(i int, known Workloads, seen map[string]int) error {
+	s, ds := &p.Steps[i], &p.Dataset
+	at := func(k string) string { return stepKey(i, k) }
+	if s.Workload == "" {
+		s.Workload = ds.Workload
 	}
-	seen := map[string]int{}
-	for i := range p.Steps {
-		s := &p.Steps[i]
-		at := func(k string) string { return fmt.Sprintf("step.%d.%s", i, k) }
-		if s.Workload == "" {
-			s.Workload = ds.Workload
+	if _, ok := known[s.Workload]; !ok {
+		return p.errAt(at("workload"), "unknown workload %q: use one of %s", s.Workload, names(known))
+	}
+	if s.Workload != ds.Workload {
+		return p.errAt(at("workload"), "step %d runs %s, but the plan's dataset is %s: a plan prepares one dataset, so write a plan per workload", i+1, s.Workload, ds.Workload)
+	}
+	nargs := known[s.Workload]
+	if nargs > 0 && s.Test == "" {
+		return p.errAt(fmt.Sprintf("step.%d", i), "step %d needs test = the %s test to run", i+1, s.Workload)
+	}
+	if nargs == 0 && s.Test != "" {
+		return p.errAt(at("test"), "%s takes no test name: remove test", s.Workload)
+	}
+	if f := p.resolve(s.Test); f != s.Test || filepath.IsAbs(f) {
+		s.Test = f
+		if s.Name == "" { // a file's step is named by the file
+			s.Name = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		}
-		if _, ok := known[s.Workload]; !ok {
-			return p.errAt(at("workload"), "unknown workload %q: use one of %s", s.Workload, names(known))
-		}
-		if s.Workload != ds.Workload {
-			return p.errAt(at("workload"), "step %d runs %s, but the plan's dataset is %s: a plan prepares one dataset, so write a plan per workload", i+1, s.Workload, ds.Workload)
-		}
-		if nargs > 0 && s.Test == "" {
-			return p.errAt(fmt.Sprintf("step.%d", i), "step %d needs test = the %s test to run", i+1, s.Workload)
-		}
-		if nargs == 0 && s.Test != "" {
-			return p.errAt(at("test"), "%s takes no test name: remove test", s.Workload)
-		}
-		if f := p.resolve(s.Test); f != s.Test || filepath.IsAbs(f) {
-			s.Test = f
-			if s.Name == "" { // a file's step is named by the file
-				s.Name = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
-			}
-		}
+	}
+	if s.Name == "" {
+		s.Name = s.Test
 		if s.Name == "" {
-			s.Name = s.Test
-			if s.Name == "" {
-				s.Name = s.Workload
-			}
+			s.Name = s.Workload
 		}
-		if !stepName.MatchString(s.Name) {
-			return p.errAt(at("name"), "step name %q: use letters, digits, '.', '_' and '-' (it names the result files)", s.Name)
+	}
+	if !stepName.MatchString(s.Name) {
+		return p.errAt(at("name"), "step name %q: use letters, digits, '.', '_' and '-' (it names the result files)", s.Name)
+	}
+	if j, dup := seen[s.Name]; dup {
+		return p.errAt(at("name"), "steps %d and %d are both named %q: give one a name = ...", j+1, i+1, s.Name)
+	}
+	seen[s.Name] = i
+	return nil
+}
+
+// checkStepTiming checks a step's threads, durations and repeats.
+func (p *Plan) checkStepTiming(i int, _ Workloads, _ map[string]int) error {
+	s := &p.Steps[i]
+	at := func(k string) string { return stepKey(i, k) }
+	if len(s.Threads) == 0 {
+		return p.errAt(fmt.Sprintf("step.%d", i), "step %q needs threads = [...]", s.Name)
+	}
+	for _, t := range s.Threads {
+		if t < 1 {
+			return p.errAt(at("threads"), "step %q: threads %d: every level must be at least 1", s.Name, t)
 		}
-		if j, dup := seen[s.Name]; dup {
-			return p.errAt(at("name"), "steps %d and %d are both named %q: give one a name = ...", j+1, i+1, s.Name)
+	}
+	for _, d := range []struct {
+		key string
+		v   string
+	}{{"time", s.Time}, {"warmup", s.Warmup}, {"cooldown", s.Cooldown}} {
+		if d.v == "" {
+			continue
 		}
-		seen[s.Name] = i
-		if len(s.Threads) == 0 {
-			return p.errAt(fmt.Sprintf("step.%d", i), "step %q needs threads = [...]", s.Name)
+		if v, err := time.ParseDuration(d.v); err != nil || v < 0 {
+			return p.errAt(at(d.key), "step %q: %s = %q: a duration like 5m or 30s", s.Name, d.key, d.v)
 		}
-		for _, t := range s.Threads {
-			if t < 1 {
-				return p.errAt(at("threads"), "step %q: threads %d: every level must be at least 1", s.Name, t)
-			}
-		}
-		for _, d := range []struct {
-			key string
-			v   string
-		}{{"time", s.Time}, {"warmup", s.Warmup}, {"cooldown", s.Cooldown}} {
-			if d.v == "" {
-				continue
-			}
-			if v, err := time.ParseDuration(d.v); err != nil || v < 0 {
-				return p.errAt(at(d.key), "step %q: %s = %q: a duration like 5m or 30s", s.Name, d.key, d.v)
-			}
-		}
-		if s.Time == "" {
-			return p.errAt(fmt.Sprintf("step.%d", i), "step %q needs time = a duration like 5m", s.Name)
-		}
-		if _, set := p.lines[at("repeats")]; s.Repeats == 0 && !set {
-			s.Repeats = 1
-		}
-		if s.Repeats < 1 {
-			return p.errAt(at("repeats"), "step %q: repeats must be at least 1", s.Name)
-		}
-		if s.P95Limit != "" {
-			if v, err := time.ParseDuration(s.P95Limit); err != nil || v <= 0 {
-				return p.errAt(at("p95_limit"), "step %q: p95_limit = %q: a duration like 105ms", s.Name, s.P95Limit)
-			}
-			if len(s.Threads) != 2 || s.Threads[0] > s.Threads[1] {
-				return p.errAt(at("threads"), "step %q searches a range: threads = [lo, hi] with lo <= hi", s.Name)
-			}
-			if s.Repeats != 1 {
-				return p.errAt(at("repeats"), "step %q: a p95 search runs each level once: remove repeats", s.Name)
-			}
-			if s.SearchSteps == 0 {
-				s.SearchSteps = 10
-			}
-			if s.SearchSteps < 1 {
-				return p.errAt(at("search_steps"), "step %q: search_steps must be at least 1", s.Name)
-			}
-		} else if s.SearchSteps != 0 {
+	}
+	if s.Time == "" {
+		return p.errAt(fmt.Sprintf("step.%d", i), "step %q needs time = a duration like 5m", s.Name)
+	}
+	if _, set := p.lines[at("repeats")]; s.Repeats == 0 && !set {
+		s.Repeats = 1
+	}
+	if s.Repeats < 1 {
+		return p.errAt(at("repeats"), "step %q: repeats must be at least 1", s.Name)
+	}
+	return nil
+}
+
+// checkStepSearch checks a p95 search's limit, range and steps.
+func (p *Plan) checkStepSearch(i int, _ Workloads, _ map[string]int) error {
+	s := &p.Steps[i]
+	at := func(k string) string { return stepKey(i, k) }
+	if s.P95Limit == "" {
+		if s.SearchSteps != 0 {
 			return p.errAt(at("search_steps"), "step %q: search_steps applies to a p95_limit search", s.Name)
 		}
-		if err := p.checkOptions(at("options"), s.Options); err != nil {
-			return err
-		}
+		return nil
+	}
+	if v, err := time.ParseDuration(s.P95Limit); err != nil || v <= 0 {
+		return p.errAt(at("p95_limit"), "step %q: p95_limit = %q: a duration like 105ms", s.Name, s.P95Limit)
+	}
+	if len(s.Threads) != 2 || s.Threads[0] > s.Threads[1] {
+		return p.errAt(at("threads"), "step %q searches a range: threads = [lo, hi] with lo <= hi", s.Name)
+	}
+	if s.Repeats != 1 {
+		return p.errAt(at("repeats"), "step %q: a p95 search runs each level once: remove repeats", s.Name)
+	}
+	if s.SearchSteps == 0 {
+		s.SearchSteps = 10
+	}
+	if s.SearchSteps < 1 {
+		return p.errAt(at("search_steps"), "step %q: search_steps must be at least 1", s.Name)
 	}
 	return nil
 }

@@ -35,6 +35,9 @@ type Spec struct {
 	Threads     string            // --threads default
 	ThreadsHelp string            // --threads help
 	Aliases     map[string]string // option aliases (sysbench's deprecated names)
+	// CommandAliases are other names of its commands (sysbench's warmup for
+	// prewarm).
+	CommandAliases map[string]string
 	// Retry lists the server errors a run rolls back, counts and redoes by
 	// default (--mysql-ignore-errors); RetryHelp says what they are.
 	Retry     []string
@@ -145,6 +148,36 @@ type Hooks struct {
 	// server: a cleanup that did not (a script's cleanup that sends no
 	// SQL) leaves the dataset record alone and needs no server.
 	Connected func() bool
+	// Extra declares threads of a second kind beside the level's
+	// --threads (CH-benCHmark's analytical streams), from the run's
+	// connection options; the run gets them in RunConfig.Extra.
+	Extra func(co conn.Options) (ExtraThreads, error)
+
+	// A command line in a peer tool's habits (sysbench's) declares these.
+	//
+	// Declare sees the arguments after the workload's name before they are
+	// parsed and adds the options they call for to fs (a script declares
+	// its own); an error is kept for Setup to report.
+	Declare func(args []string, fs *pflag.FlagSet)
+	// Front runs after the options are parsed and before the pipeline
+	// (--version, banners, the test and command checks); done reports
+	// that it answered the command line itself.
+	Front func(args []string, fs *pflag.FlagSet, out io.Writer) (done bool, err error)
+	// Help is the workload's own --help layout.
+	Help func(w io.Writer, fs *pflag.FlagSet)
+	// FlagError words errors of option parsing (args as given, out for
+	// what comes before the error).
+	FlagError func(err error, args []string, out io.Writer) error
+}
+
+// ExtraThreads are N threads beside the level's, with IDs from the level's
+// count up, on Conn (the run's connection options, or others: another
+// endpoint, other session variables; Own says they differ). They are not
+// paced by --rate nor counted by --events, and stop when the others end.
+type ExtraThreads struct {
+	N    int
+	Conn conn.Options
+	Own  bool // Conn is not the run's: the pipeline opens a pool for them
 }
 
 // RunConfig is what a run is made from.
@@ -161,6 +194,8 @@ type RunConfig struct {
 	// Dialer opens connections one by one, for a workload whose threads
 	// open their own (Hooks.OwnConnections).
 	Dialer conn.Dialer
+	// Extra are the threads Hooks.Extra declared for this run.
+	Extra ExtraThreads
 }
 
 // Run makes the workers of one run and reports it as text.
@@ -181,15 +216,6 @@ type Run interface {
 // read them at any time from any goroutine, so they must be atomic.
 type Counters interface {
 	Counters() map[string]int64
-}
-
-// Extra is implemented by a workload whose runs have threads of a second
-// kind beside the level's --threads (CH-benCHmark's analytical streams):
-// n more threads, with IDs from the level's count up, connected with extra
-// when it is not nil (another endpoint, other session variables). They are
-// not paced by --rate nor counted by --events, and stop when the others end.
-type Extra interface {
-	ExtraThreads(co conn.Options) (n int, extra *conn.Options, err error)
 }
 
 // Tool names the client in banners and results ("oltpbench 1.2.3"); cmd sets it.
@@ -263,39 +289,12 @@ func Describe(resultName string) Description {
 	return Description{Title: resultName, Rank: 1 << 20}
 }
 
-// Front is implemented by a workload whose command line follows another
-// tool's habits (sysbench's --version and error wording). It runs after the
-// options are parsed and before the pipeline; done reports that it answered
-// the command line itself.
-type Front interface {
-	Front(args []string, fs *pflag.FlagSet, out io.Writer) (done bool, err error)
-}
-
 // OptionFile is implemented by a workload that reads options from a file in
 // a peer tool's format (BenchmarkSQL's props): before Setup it sets the
 // flags the command line left unset, and names on warn, once, what it does
 // not implement.
 type OptionFile interface {
 	ApplyOptions(command string, fs *pflag.FlagSet, warn io.Writer) error
-}
-
-// Declarer is implemented by a workload whose options depend on its
-// arguments (a sysbench script declares its own): before the command line
-// is parsed it sees the arguments after the workload's name and adds the
-// options they call for to fs. An error is kept for Setup to report.
-type Declarer interface {
-	Declare(args []string, fs *pflag.FlagSet)
-}
-
-// Helper is implemented by a workload with its own --help layout.
-type Helper interface {
-	Help(w io.Writer, fs *pflag.FlagSet)
-}
-
-// FlagErrorer words errors of option parsing (args as given, out for what
-// comes before the error).
-type FlagErrorer interface {
-	FlagError(err error, args []string, out io.Writer) error
 }
 
 // Message is an error printed as it is: a peer tool's own wording (sysbench's

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"github.com/spf13/pflag"
@@ -8,12 +8,13 @@ import (
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
 
-// commonFlags are the options the pipeline owns, the same in every command:
+// Flags are the options the pipeline owns, the same in every command:
 // connection, loader, output, thread levels.
-type commonFlags struct {
+type Flags struct {
 	threads      int
 	netIO        string
 	conn         conn.Flags
@@ -28,12 +29,12 @@ type commonFlags struct {
 
 // registerWorkload adds everything a workload command takes besides the
 // workload's own options.
-func (f *commonFlags) registerWorkload(fs *pflag.FlagSet, defaultDB, defaultUser, threads, threadsHelp string, retry []string, retryHelp string) {
-	fs.StringVar(&f.lv.threadsSpec, result.FlagThreads, threads, threadsHelp)
+func (f *Flags) registerWorkload(fs *pflag.FlagSet, spec workload.Spec) {
+	fs.StringVar(&f.lv.threadsSpec, result.FlagThreads, spec.Threads, spec.ThreadsHelp)
 	f.lv.register(fs)
-	f.conn.Register(fs, defaultDB, defaultUser)
-	options.AddList(fs, &f.ignoreErrors, "mysql-ignore-errors", retry, retryHelp)
-	fs.StringVar(&f.netIO, "net-io", "auto", "run: how connections wait for replies: blocking (a thread per connection, as sysbench), poller (Go's network poller), or auto (blocking up to 8 threads per CPU)")
+	f.conn.Register(fs, spec.DefaultDB, spec.DefaultUser)
+	options.AddList(fs, &f.ignoreErrors, "mysql-ignore-errors", spec.Retry, spec.RetryHelp)
+	fs.StringVar(&f.netIO, "net-io", "auto", "run: how connections wait for replies: blocking (a thread per connection, as C clients), poller (Go's network poller), or auto (blocking up to 8 threads per CPU)")
 	f.load.Register(fs, true)
 	fs.StringVar(&f.resultFile, result.FlagResultFile, "", "write the JSON result here")
 	fs.StringVar(&f.output, "output", "text", "text, json (the JSON result on stdout after the report), or a workload's own style (see its --help)")
@@ -42,7 +43,7 @@ func (f *commonFlags) registerWorkload(fs *pflag.FlagSet, defaultDB, defaultUser
 }
 
 // firstThreads sets f.threads from --threads (the first level, or the low end of a range).
-func (f *commonFlags) firstThreads() error {
+func (f *Flags) firstThreads() error {
 	levels, lo, _, err := cells.ParseThreads(f.lv.threadsSpec, f.lv.p95SLO != "")
 	if err != nil {
 		return err

@@ -1,0 +1,51 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/options"
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+// Parse reads a workload command line (workload [test] options) for
+// command into a pipeline as its command would, writing to out and warn.
+func Parse(args []string, command string, out, warn io.Writer) (*Pipeline, error) {
+	spec, ok := workload.Lookup(args[0])
+	if !ok {
+		return nil, fmt.Errorf("unknown workload %q", args[0])
+	}
+	fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	p := New(spec, fs, append(args[1:len(args):len(args)], command))
+	p.SetOutput(out, warn)
+	if err := fs.Parse(args[1:]); err != nil {
+		fe, _ := options.ReadFlagError(err)
+		fe.Unknown = true // every parse error here says where the options are
+		return nil, fmt.Errorf("%s", fe.Words("see oltpbench "+spec.Name+" --help"))
+	}
+	return p, nil
+}
+
+// Configure parses a workload command line and runs the workload's
+// checks, without a server.
+func Configure(args []string, command string) (*Pipeline, error) {
+	p, err := Parse(args, command, io.Discard, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.setup(command, p.fs.Args()); err != nil {
+		return nil, workload.OneLine(err)
+	}
+	return p, nil
+}
+
+// TimingFlags names the flags a workload binds to the run's time and
+// warm-up (--time, and --warmup-time or --ramp), as its Flags declared them.
+func TimingFlags(name string) (timeFlag, warmupFlag string) {
+	spec, _ := workload.Lookup(name)
+	p := New(spec, pflag.NewFlagSet(name, pflag.ContinueOnError), nil)
+	return p.ro.TimeFlag, p.ro.WarmupFlag
+}

@@ -1,0 +1,230 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/metrics"
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/loader"
+)
+
+// Run describes one measured run, built once (Describe) and handed to the
+// steps of Measure: everything a run carries is a field here, so what a
+// later step needs (the extra threads' connection, the seed) does not
+// depend on the order of the steps before it.
+type Run struct {
+	Workload workload.Workload
+	Spec     workload.Spec
+	Options  *workload.RunOptions
+	Cell     *cells.Cell
+	Threads  int                   // the level's
+	Extra    workload.ExtraThreads // threads the workload runs beside the level's
+	Conn     conn.Options
+	Ignore   conn.ErrorSet
+	Seed     int64  // never 0
+	Output   string // --output
+	NetIO    string // --net-io
+}
+
+// Describe builds the run of a cell at one thread count from the parsed
+// command line and the connection options.
+func (p *Pipeline) Describe(co conn.Options, c *cells.Cell, threads int) (*Run, error) {
+	ignore, err := conn.ParseErrorSet(p.f.ignoreErrors)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Workload: p.w, Spec: p.spec, Options: &p.ro, Cell: c, Threads: threads, Conn: co, Ignore: ignore,
+		Seed: p.ro.Seed, Output: p.f.output, NetIO: p.f.netIO}
+	if r.Seed == 0 {
+		r.Seed = time.Now().UnixNano()
+	}
+	if x := p.w.Hooks().Extra; x != nil {
+		if r.Extra, err = x(co); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// session is what Measure opened for a run; close releases it.
+type session struct {
+	cn     runner.Connector
+	dialer conn.Dialer
+	record map[string]string // the dataset record on the server
+	extra  runner.Connector  // the extra threads' pool, when their connection is their own
+	closes []func()
+}
+
+func (s *session) close() {
+	for i := len(s.closes) - 1; i >= 0; i-- {
+		s.closes[i]()
+	}
+}
+
+// Measure is one measured run: its text report, and its result (also on
+// stdout with --output=json).
+func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) {
+	restore, err := runner.Tune(&r.Conn, r.NetIO, r.Threads+r.Extra.N)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
+	res := p.newResult(r)
+	s, err := p.open(ctx, r, res)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	wr, err := p.w.NewRun(workload.RunConfig{Threads: r.Threads, Seed: uint64(r.Seed), Record: s.record, Options: r.Options,
+		Out: p.notice, Output: r.Output, Dialer: s.dialer, Stdout: p.out, Extra: r.Extra})
+	if err != nil {
+		return nil, err
+	}
+	ops := wr.Ops()
+	wr.Header()
+	var live *metrics.Run
+	cfg := p.runnerConfig(r, s, func(l *runner.Live) { live = p.watch(r, wr, ops, l) })
+	fin, err := runner.Run(ctx, cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), recorder{wr, res, ops})
+	if err != nil {
+		live.End(measure.Totals{}, nil, nil)
+		// A failed run has no final report and no result:
+		// its figures would be compared as if it had run.
+		return nil, runner.Explain(err, r.Threads, r.Options.Rate, r.Conn.Password, r.Spec.QueueFull)
+	}
+	if err := p.finish(r, wr, res, fin, ops, live); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// newResult is the result as the run starts: what ran, where, on what.
+func (p *Pipeline) newResult(r *Run) *result.Result {
+	res := &result.Result{Format: result.Format, Tool: workload.Tool, Workload: r.Workload.Name(),
+		Options: flagValues(p.fs), Threads: r.Threads, Dataset: r.Workload.Sizes(), Metric: r.Workload.Metric()}
+	res.Client, _ = os.Hostname()
+	return res
+}
+
+// open connects the run's threads (and the extra threads' own pool), checks
+// the dataset is there, and records the server and the dataset's record in
+// res; a dry run has no server. A workload whose threads open their own
+// connections gets a dialer and no connection, and the server and the
+// dataset's record are read after the run (when it answers).
+func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*session, error) {
+	s := &session{}
+	threads := r.Threads + r.Extra.N
+	switch {
+	case r.Options.DryRun:
+		res.Server.Version = "dry run (no server)"
+		s.cn, s.dialer, s.record = conn.DryConnector{}, conn.DryConnector{}, map[string]string{}
+		return s, nil
+	case p.w.Hooks().OwnConnections:
+		pool, err := conn.Open(r.Conn, threads)
+		if err != nil {
+			return nil, err
+		}
+		s.cn, s.dialer, s.record = conn.NoConnector{}, pool, map[string]string{}
+		s.closes = append(s.closes, func() { afterOwn(ctx, pool, res) })
+		return s, nil
+	}
+	pool, err := conn.Dial(ctx, r.Conn, threads)
+	if err != nil {
+		return nil, err
+	}
+	s.cn, s.dialer = pool, pool
+	s.closes = append(s.closes, func() { pool.Close() })
+	if v := p.w.Hooks().Validate; v != nil {
+		if err := v(ctx, pool.DB(0), r.Conn.DB); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	res.Server = conn.ServerInfo(ctx, pool)
+	s.record = readRecord(ctx, pool, res)
+	if r.Extra.Own && r.Extra.N > 0 {
+		extraCo := r.Extra.Conn
+		extraCo.NetIO = r.Conn.NetIO
+		xp, err := conn.Dial(ctx, extraCo, r.Extra.N)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		s.extra = xp
+		s.closes = append(s.closes, func() { xp.Close() })
+	}
+	return s, nil
+}
+
+// afterOwn reads the server and the dataset record after a run whose
+// threads opened their own connections, when the server answers.
+func afterOwn(ctx context.Context, pool *conn.Pool, res *result.Result) {
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if pool.Ping(sctx) == nil {
+		res.Server = conn.ServerInfo(sctx, pool)
+		readRecord(sctx, pool, res)
+	}
+	pool.Close()
+}
+
+// readRecord reads the dataset's record into the result's dataset figures.
+func readRecord(ctx context.Context, pool *conn.Pool, res *result.Result) map[string]string {
+	rec, _ := loader.ReadDataset(ctx, pool.DB(0))
+	for k, v := range rec {
+		res.Dataset[k] = v
+	}
+	return rec
+}
+
+// runnerConfig is the runner's view of the run.
+func (p *Pipeline) runnerConfig(r *Run, s *session, watch func(*runner.Live)) runner.Config {
+	ro := r.Options
+	return runner.Config{Threads: r.Threads, Duration: ro.Time, Events: ro.Events, Rate: ro.Rate, QueueLength: r.Spec.RateQueue,
+		Warmup: ro.Warmup, ReportInterval: ro.ReportInterval, Checkpoints: ro.Checkpoints, Grace: ro.Grace, Ignore: r.Ignore,
+		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, Watch: watch}
+}
+
+// watch starts the run's live metrics.
+func (p *Pipeline) watch(r *Run, wr workload.Run, ops []string, l *runner.Live) *metrics.Run {
+	var extra func() map[string]int64
+	if wc, ok := wr.(workload.Counters); ok {
+		extra = wc.Counters
+	}
+	c := r.Cell
+	return p.exp.StartRun(metrics.Labels{Workload: r.Spec.Name, Test: r.Workload.Name(), Step: c.Series.Step, Threads: r.Threads, Repeat: c.Repeat}, ops, l, extra)
+}
+
+// finish prints the workload's end of run, completes the result and the
+// live metrics, and writes the result on stdout with --output=json.
+func (p *Pipeline) finish(r *Run, wr workload.Run, res *result.Result, fin *measure.Final, ops []string, live *metrics.Run) error {
+	res.Figures, res.NotApplicable = wr.Final(fin)
+	if err := res.SetFinal(fin, ops); err != nil {
+		return err
+	}
+	live.End(fin.Counts, fin.Hists, res.AllFigures())
+	if r.Output == "json" {
+		return res.Encode(p.out)
+	}
+	return nil
+}
+
+// recorder passes the runner's reports to the workload's text report and
+// to the result file.
+type recorder struct {
+	workload.Run
+	res *result.Result
+	ops []string
+}
+
+func (r recorder) Interval(iv measure.Interval) {
+	r.Run.Interval(iv)
+	r.res.AddInterval(iv, r.ops)
+}
