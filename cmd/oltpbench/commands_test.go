@@ -156,19 +156,27 @@ func mustRead(t *testing.T, p string) string {
 	return string(b)
 }
 
-// csv needs no server: the files, their manifest and the import statements
-// are the same bytes on every run.
+// smallDatasets are the options that make each registered workload's
+// dataset small; a workload without one fails TestCSVGolden.
+var smallDatasets = map[string][]string{
+	"sysbench": {"--tables=2", "--table-size=3000", "--mysql-db=sb"},
+	"tpcc":     {"--warehouses=1", "--mysql-db=tp", "--csv-file-size=8MiB"},
+	"ch":       {"--warehouses=1", "--mysql-db=chb", "--csv-file-size=8MiB"},
+}
+
+// csv needs no server: every registered workload's files, their manifest
+// and the import statements are the same bytes on every run.
 func TestCSVGolden(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		args []string
-	}{
-		{"sysbench", []string{"csv", "sysbench", "--tables=2", "--table-size=3000", "--mysql-db=sb", "--threads=2"}},
-		{"tpcc", []string{"csv", "tpcc", "--warehouses=1", "--mysql-db=tp", "--threads=2", "--csv-file-size=8MiB"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
+	for _, spec := range workload.All() {
+		small, ok := smallDatasets[spec.Name]
+		if !ok {
+			t.Errorf("workload %s has no small dataset for this golden test: add it to smallDatasets", spec.Name)
+			continue
+		}
+		t.Run(spec.Name, func(t *testing.T) {
 			dir := t.TempDir()
-			r := inProcess(append(c.args, "--dir="+dir, "--progress=off")...)
+			args := append(append([]string{"csv", spec.Name}, small...), "--threads=2", "--dir="+dir, "--progress=off")
+			r := inProcess(args...)
 			if r.code != 0 {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
@@ -183,7 +191,7 @@ func TestCSVGolden(t *testing.T) {
 					listing.WriteString("== " + filepath.Base(f) + "\n" + strings.ReplaceAll(mustRead(t, f), dir, "DIR"))
 				}
 			}
-			golden(t, "csv-"+c.name+".txt", listing.String())
+			golden(t, "csv-"+spec.Name+".txt", listing.String())
 		})
 	}
 }
