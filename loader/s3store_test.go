@@ -21,7 +21,23 @@ import (
 // an aborted one leaves nothing, the log reads back what was added, and
 // Sweep clears what a killed writer left.
 func TestStoreContract(t *testing.T) {
-	stores := map[string]func(t *testing.T) (Store, func() []string){
+	for name, open := range contractStores() {
+		t.Run(name, func(t *testing.T) {
+			st, open := open(t)
+			if err := st.Check(true); err != nil {
+				t.Fatal(err)
+			}
+			storeRoundTrip(t, st)
+			storeAbortAndSweep(t, st, open)
+			storeLog(t, st)
+		})
+	}
+}
+
+// contractStores open each store with a function listing what unfinished
+// writes left (temporary files, open multipart uploads).
+func contractStores() map[string]func(t *testing.T) (Store, func() []string) {
+	return map[string]func(t *testing.T) (Store, func() []string){
 		"dir": func(t *testing.T) (Store, func() []string) {
 			dir := t.TempDir()
 			st, _ := OpenStore(dir, 0)
@@ -46,95 +62,99 @@ func TestStoreContract(t *testing.T) {
 			return st, func() []string { return srv.OpenUploads(t, b) }
 		},
 	}
-	for name, open := range stores {
-		t.Run(name, func(t *testing.T) {
-			st, open := open(t)
-			if err := st.Check(true); err != nil {
-				t.Fatal(err)
-			}
-			for _, size := range []int{0, 1000, 3*minPartSize + 12345} {
-				data := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
-				obj, err := st.Create("db.t.000001.csv")
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Written in pieces that straddle part boundaries.
-				for p := data; len(p) > 0; {
-					n := min(len(p), 777777)
-					if _, err := obj.Write(p[:n]); err != nil {
-						t.Fatal(err)
-					}
-					p = p[n:]
-				}
-				if st.Size("db.t.000001.csv") != -1 && size == 0 {
-					t.Errorf("size %d: object visible before Commit", size)
-				}
-				if err := obj.Commit(); err != nil {
-					t.Fatal(err)
-				}
-				if got := st.Size("db.t.000001.csv"); got != int64(size) {
-					t.Errorf("size %d: Size says %d", size, got)
-				}
-				r, err := st.Open("db.t.000001.csv")
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, _ := io.ReadAll(r)
-				r.Close()
-				if !bytes.Equal(got, data) {
-					t.Errorf("size %d: read back %d bytes, differing", size, len(got))
-				}
-			}
-			ab, _ := st.Create("db.t.000002.csv")
-			ab.Write(make([]byte, 2*minPartSize+5)) // a multipart upload is open
-			ab.Abort()
-			if st.Size("db.t.000002.csv") != -1 {
-				t.Error("aborted object is visible")
-			}
-			if left := open(); len(left) != 0 {
-				t.Errorf("Abort left %v", left)
-			}
-			if names, _ := st.List(".csv"); strings.Join(names, ",") != "db.t.000001.csv" {
-				t.Errorf("List: %v", names)
-			}
-			// A writer killed mid-object: Sweep clears it, for its names only.
-			killed, _ := st.Create("db.t.000003.csv")
-			killed.Write(make([]byte, minPartSize+1))
-			other, _ := st.Create("db.u.000001.csv")
-			other.Write(make([]byte, minPartSize+1))
-			if o, ok := killed.(*s3Object); ok {
-				o.wg.Wait() // the part is on the server, as when the process dies
-				other.(*s3Object).wg.Wait()
-			} else {
-				killed.(*dirObject).w.f.Close()
-				other.(*dirObject).w.f.Close()
-			}
-			if n, err := st.Sweep([]string{"db.t.000003.csv", "db.t.000004.csv"}); err != nil || n != 1 {
-				t.Errorf("Sweep: %d, %v; want 1", n, err)
-			}
-			if left := open(); len(left) != 1 || !strings.Contains(left[0], "db.u.000001.csv") {
-				t.Errorf("after Sweep: %v, want only the other name's", left)
-			}
-			other.Abort()
+}
 
-			lg, err := st.Log(".db-progress.jsonl")
-			if err != nil {
+// storeRoundTrip: objects of every size appear only on Commit and read back
+// as written.
+func storeRoundTrip(t *testing.T, st Store) {
+	for _, size := range []int{0, 1000, 3*minPartSize + 12345} {
+		data := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
+		obj, err := st.Create("db.t.000001.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Written in pieces that straddle part boundaries.
+		for p := data; len(p) > 0; {
+			n := min(len(p), 777777)
+			if _, err := obj.Write(p[:n]); err != nil {
 				t.Fatal(err)
 			}
-			lg.Add("a.json", []byte(`{"name":"a"}`))
-			lg.Add("b.json", []byte(`{"name":"b"}`))
-			lg.Close()
-			entries, err := st.ReadLog(".db-progress.jsonl")
-			if err != nil || len(entries) != 2 {
-				t.Fatalf("ReadLog: %q, %v", entries, err)
-			}
-			if names, _ := st.List(".jsonl"); len(names) != 0 {
-				t.Errorf("List shows the log: %v", names)
-			}
-			if none, err := st.ReadLog(".other-progress.jsonl"); err != nil || len(none) != 0 {
-				t.Errorf("ReadLog of no log: %q, %v", none, err)
-			}
-		})
+			p = p[n:]
+		}
+		if st.Size("db.t.000001.csv") != -1 && size == 0 {
+			t.Errorf("size %d: object visible before Commit", size)
+		}
+		if err := obj.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := st.Size("db.t.000001.csv"); got != int64(size) {
+			t.Errorf("size %d: Size says %d", size, got)
+		}
+		r, err := st.Open("db.t.000001.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(r)
+		r.Close()
+		if !bytes.Equal(got, data) {
+			t.Errorf("size %d: read back %d bytes, differing", size, len(got))
+		}
+	}
+}
+
+// storeAbortAndSweep: an aborted object leaves nothing; Sweep clears what a
+// killed writer left, for its names only.
+func storeAbortAndSweep(t *testing.T, st Store, open func() []string) {
+	ab, _ := st.Create("db.t.000002.csv")
+	ab.Write(make([]byte, 2*minPartSize+5)) // a multipart upload is open
+	ab.Abort()
+	if st.Size("db.t.000002.csv") != -1 {
+		t.Error("aborted object is visible")
+	}
+	if left := open(); len(left) != 0 {
+		t.Errorf("Abort left %v", left)
+	}
+	if names, _ := st.List(".csv"); strings.Join(names, ",") != "db.t.000001.csv" {
+		t.Errorf("List: %v", names)
+	}
+	killed, _ := st.Create("db.t.000003.csv")
+	killed.Write(make([]byte, minPartSize+1))
+	other, _ := st.Create("db.u.000001.csv")
+	other.Write(make([]byte, minPartSize+1))
+	if o, ok := killed.(*s3Object); ok {
+		o.wg.Wait() // the part is on the server, as when the process dies
+		other.(*s3Object).wg.Wait()
+	} else {
+		killed.(*dirObject).w.f.Close()
+		other.(*dirObject).w.f.Close()
+	}
+	if n, err := st.Sweep([]string{"db.t.000003.csv", "db.t.000004.csv"}); err != nil || n != 1 {
+		t.Errorf("Sweep: %d, %v; want 1", n, err)
+	}
+	if left := open(); len(left) != 1 || !strings.Contains(left[0], "db.u.000001.csv") {
+		t.Errorf("after Sweep: %v, want only the other name's", left)
+	}
+	other.Abort()
+}
+
+// storeLog: the progress log reads back what was added, and listings skip it.
+func storeLog(t *testing.T, st Store) {
+	lg, err := st.Log(".db-progress.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg.Add("a.json", []byte(`{"name":"a"}`))
+	lg.Add("b.json", []byte(`{"name":"b"}`))
+	lg.Close()
+	entries, err := st.ReadLog(".db-progress.jsonl")
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("ReadLog: %q, %v", entries, err)
+	}
+	if names, _ := st.List(".jsonl"); len(names) != 0 {
+		t.Errorf("List shows the log: %v", names)
+	}
+	if none, err := st.ReadLog(".other-progress.jsonl"); err != nil || len(none) != 0 {
+		t.Errorf("ReadLog of no log: %q, %v", none, err)
 	}
 }
 

@@ -97,6 +97,15 @@ func TestMetricsPrometheus(t *testing.T) {
 	metrics := []string{"--metrics-addr=" + addr, "--client-id=ci-client"}
 	dir := t.TempDir()
 
+	metricsSysbench(t, promURL, metrics, dir)
+	metricsTPCC(t, promURL, metrics, dir)
+	ended := metricsPlan(t, promURL, metrics)
+	dashboardAnswers(t, promURL, ended)
+}
+
+// metricsSysbench: a sysbench run's counters are its result's counts.
+func metricsSysbench(t *testing.T, promURL string, metrics []string, dir string) {
+	t.Helper()
 	freshDB(t, "metrics_sb")
 	mustOK(t, sb(t, "metrics_sb", "oltp_read_write", "--tables=1", "--table-size=2000", "prepare"), "prepare")
 	sbFile := filepath.Join(dir, "sb.json")
@@ -126,11 +135,17 @@ func TestMetricsPrometheus(t *testing.T) {
 		}
 	}
 
+}
+
+// metricsTPCC: a TPC-C run's operations, its audit and tpmC.
+func metricsTPCC(t *testing.T, promURL string, metrics []string, dir string) {
+	t.Helper()
 	freshDB(t, "metrics_tpcc")
 	mustOK(t, tp(t, "metrics_tpcc", "prepare", "--warehouses=1", "--threads=2"), "tpcc prepare")
 	tpFile := filepath.Join(dir, "tpcc.json")
 	mustOK(t, tp(t, "metrics_tpcc", append([]string{"run", "--warehouses=1", "--threads=2", "--time=4s", "--result-file=" + tpFile}, metrics...)...), "tpcc run")
-	if res, err = result.Read(tpFile); err != nil {
+	res, err := result.Read(tpFile)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range res.Ops {
@@ -147,6 +162,12 @@ func TestMetricsPrometheus(t *testing.T) {
 		t.Errorf("tpmC figure %v, the result's %v", got, tpmC)
 	}
 
+}
+
+// metricsPlan: a plan's cells done, its load's rows and its cells' events;
+// it returns when the plan ended.
+func metricsPlan(t *testing.T, promURL string, metrics []string) time.Time {
+	t.Helper()
 	freshDB(t, "metrics_plan")
 	planFile := writePlan(t, `[dataset]
 workload = "sysbench"
@@ -171,8 +192,14 @@ time = "2s"
 		t.Errorf("the plan's second cell has no events: %v", got)
 	}
 
-	// Every query of the dashboard, as Grafana would send it just before
-	// the plan ended (every workload ran within its rate window).
+	return ended
+}
+
+// dashboardAnswers: every query of the dashboard, as Grafana would send it
+// just before the plan ended (every workload ran within its rate window),
+// returns data.
+func dashboardAnswers(t *testing.T, promURL string, ended time.Time) {
+	t.Helper()
 	b, err := os.ReadFile("../../deploy/grafana/oltpbench.json")
 	if err != nil {
 		t.Fatal(err)

@@ -132,6 +132,36 @@ func TestPlanResumeAfterKill(t *testing.T) {
 	p := writePlan(t, killPlan)
 	dir := t.TempDir()
 
+	kept := killInThirdCell(t, p, dir)
+	resumeKeeps(t, p, dir, kept)
+	sameAsUninterrupted(t, p, dir)
+	// Everything done: a third run runs nothing.
+	r := ob(t, nil, planArgs(p, dir, "plan_kill")...)
+	mustOK(t, r, "plan run a third time")
+	if !strings.Contains(r.stdout, "All 8 cells of the plan are done") || strings.Contains(r.stdout, "== cell") {
+		t.Errorf("third run:\n%s", r.stdout)
+	}
+	// An edited step: its cells' results hold another command line, so
+	// they run again; the other step's stay.
+	edited := strings.Replace(killPlan, "test = \"oltp_read_only\"", "test = \"oltp_read_only\"\noptions = { range-size = 50 }", 1)
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = ob(t, nil, planArgs(p, dir, "plan_kill")...)
+	mustOK(t, r, "plan run after an edit")
+	if n := strings.Count(r.stdout, "holds another command's result (the plan changed): running it again"); n != 4 ||
+		!strings.Contains(r.stdout, "Resuming: 4 of 8 cells are done") || strings.Contains(r.stdout, "== cell 4/8") || !strings.Contains(r.stdout, "== cell 5/8") {
+		t.Errorf("after editing step 2 (%d cells said changed):\n%s", n, r.stdout)
+	}
+	if res, err := result.Read(filepath.Join(dir, "oltp_read_only-2threads-r2.json")); err != nil || res.Options["range-size"] != "50" {
+		t.Errorf("the edited cell's result: %v %v", err, res.Options["range-size"])
+	}
+}
+
+// killInThirdCell runs the plan and SIGKILLs it while its third cell
+// measures; it returns the results the folder kept.
+func killInThirdCell(t *testing.T, p, dir string) map[string][]byte {
+	t.Helper()
 	cmd, sc, _ := startBinary(t, planArgs(p, dir, "plan_kill")...)
 	third := false
 	var seen []string
@@ -163,6 +193,13 @@ func TestPlanResumeAfterKill(t *testing.T) {
 		t.Fatalf("after the kill the folder holds %v, want %v", sortedKeysOf(kept), want)
 	}
 
+	return kept
+}
+
+// resumeKeeps runs the plan again: only the cells not done run, and the
+// results done before the kill are kept as they were.
+func resumeKeeps(t *testing.T, p, dir string, kept map[string][]byte) {
+	t.Helper()
 	r := ob(t, nil, planArgs(p, dir, "plan_kill")...)
 	mustOK(t, r, "plan run again")
 	for _, want := range []string{"Resuming: 2 of 8 cells are done in " + dir + " (cells 1-2); running the other 6",
@@ -186,7 +223,12 @@ func TestPlanResumeAfterKill(t *testing.T) {
 		}
 	}
 
-	// The same plan never interrupted, into another folder.
+}
+
+// sameAsUninterrupted: the resumed folder holds the results of the same
+// plan never interrupted, cell for cell.
+func sameAsUninterrupted(t *testing.T, p, dir string) {
+	t.Helper()
 	clean := t.TempDir()
 	mustOK(t, ob(t, nil, planArgs(p, clean, "plan_kill")...), "plan run uninterrupted")
 	got, want := resultFiles(t, dir), resultFiles(t, clean)
@@ -215,27 +257,6 @@ func TestPlanResumeAfterKill(t *testing.T) {
 		if strings.HasSuffix(e.Name(), ".part") {
 			t.Errorf("%s left behind", e.Name())
 		}
-	}
-	// Everything done: a third run runs nothing.
-	r = ob(t, nil, planArgs(p, dir, "plan_kill")...)
-	mustOK(t, r, "plan run a third time")
-	if !strings.Contains(r.stdout, "All 8 cells of the plan are done") || strings.Contains(r.stdout, "== cell") {
-		t.Errorf("third run:\n%s", r.stdout)
-	}
-	// An edited step: its cells' results hold another command line, so
-	// they run again; the other step's stay.
-	edited := strings.Replace(killPlan, "test = \"oltp_read_only\"", "test = \"oltp_read_only\"\noptions = { range-size = 50 }", 1)
-	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r = ob(t, nil, planArgs(p, dir, "plan_kill")...)
-	mustOK(t, r, "plan run after an edit")
-	if n := strings.Count(r.stdout, "holds another command's result (the plan changed): running it again"); n != 4 ||
-		!strings.Contains(r.stdout, "Resuming: 4 of 8 cells are done") || strings.Contains(r.stdout, "== cell 4/8") || !strings.Contains(r.stdout, "== cell 5/8") {
-		t.Errorf("after editing step 2 (%d cells said changed):\n%s", n, r.stdout)
-	}
-	if res, err := result.Read(filepath.Join(dir, "oltp_read_only-2threads-r2.json")); err != nil || res.Options["range-size"] != "50" {
-		t.Errorf("the edited cell's result: %v %v", err, res.Options["range-size"])
 	}
 }
 
