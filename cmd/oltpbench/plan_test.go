@@ -573,4 +573,12 @@ func TestPlanResumesFolderOf3f32ac3(t *testing.T) {
 			t.Errorf("%s: the folder of 3f32ac3 did not resume:\n%s", c.name, r.stdout)
 		}
 	}
+	// Its results read and compare as they are.
+	legacy := "testdata/plan-3f32ac3/results"
+	if r := inProcess("report", "show", legacy+"/ps-1threads-r1.json"); r.code != 0 || !strings.Contains(r.stdout, "sysbench/oltp_point_select") {
+		t.Errorf("report show of a 3f32ac3 result: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := inProcess("report", "compare", legacy, legacy, "--names=a,b"); r.code != 0 || !strings.Contains(r.stdout, "Point Select") {
+		t.Errorf("report compare of 3f32ac3's folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
