@@ -20,8 +20,9 @@ import (
 )
 
 // RetryErrors are retried with the same inputs: deadlock, lock wait timeout,
-// and TiDB's write conflict, lock-not-found and schema-changed errors.
-var RetryErrors = []string{"1213", "1205", "9007", "8002", "8022"}
+// and TiDB's write conflict, lock-not-found, schema-changed (8028) and
+// other errors its developer guide lists as retryable.
+var RetryErrors = []string{"1213", "1205", "9007", "8002", "8022", "8028"}
 
 func init() {
 	workload.Register(workload.Spec{
@@ -35,7 +36,7 @@ func init() {
 		Aliases:     map[string]string{"db": "mysql-db", "T": "threads"},
 		Retry:       RetryErrors,
 		RetryHelp: "errors on which a transaction is rolled back and redone with the same inputs, or all; the default is " +
-			"deadlock (1213), lock wait timeout (1205) and TiDB's write conflicts (9007, 8002, 8022)",
+			"deadlock (1213), lock wait timeout (1205), TiDB's write conflicts (9007, 8002, 8022) and schema change (8028)",
 		CSVFlags: []string{"warehouses", "partitions", "schema", "foreign-keys", "props"},
 		Outputs:  []string{OutputBenchmarkSQL},
 		Describe: func(name string) (workload.Description, bool) {

@@ -3,6 +3,8 @@ package tpcc
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -137,6 +139,9 @@ func (r *Report) Final(f *measure.Final, warehouses int64) Summary {
 	}
 	fmt.Fprintf(w, "\ntpmC: %.1f, tpmTotal: %.1f, efficiency: %s (%d warehouses, %.1f s measured, reconnects %d)\n",
 		s.TpmC, s.TpmTotal, eff, warehouses, f.Elapsed.Seconds(), f.Counts.Get(measure.Reconnects))
+	if len(f.ErrorCodes) > 0 {
+		fmt.Fprintf(w, "errors by code: %s\n", errorCodes(f.ErrorCodes))
+	}
 	fmt.Fprintf(w, "\nRun-time audit:\n")
 	for _, a := range s.Audit {
 		count := ""
@@ -147,4 +152,36 @@ func (r *Report) Final(f *measure.Final, warehouses int64) Summary {
 	}
 	fmt.Fprintf(w, "  (rates: the band a correct client falls in 9,999 runs in 10,000 at these counts; \"too few samples\": a rate 20%% off would still fit)\n")
 	return s
+}
+
+// errorCodes words the error breakdown: each code and outcome with its
+// count and the transactions that met it.
+func errorCodes(ec []measure.ErrorCount) string {
+	type key struct{ code, outcome string }
+	var order []key
+	total := map[key]int64{}
+	byTx := map[key][]string{}
+	for _, e := range ec {
+		k := key{e.Code, e.Outcome}
+		if _, ok := total[k]; !ok {
+			order = append(order, k)
+		}
+		total[k] += e.Count
+		name := "other"
+		if e.Op >= 0 && e.Op < len(TxNames) {
+			name = TxNames[e.Op]
+		}
+		byTx[k] = append(byTx[k], fmt.Sprintf("%s %d", name, e.Count))
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].code != order[j].code {
+			return order[i].code < order[j].code
+		}
+		return order[i].outcome < order[j].outcome
+	})
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%s %s %d (%s)", k.code, k.outcome, total[k], strings.Join(byTx[k], ", "))
+	}
+	return strings.Join(parts, "; ")
 }

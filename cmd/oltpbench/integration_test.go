@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/oltpbench/oltpbench/internal/result"
 )
 
 var (
@@ -630,5 +631,52 @@ func TestNetIOModels(t *testing.T) {
 		if q, _ := strconv.Atoi(m[4]); m[14] != "300" || q < 300*20 {
 			t.Errorf("--net-io=%s: %s events, %d statements; want 300 and at least 6000", mode, m[14], q)
 		}
+	}
+}
+
+// TestErrorCodesDeadlocksAndRestart: write transactions on ten rows at 8
+// threads deadlock, and a server restart mid-run loses every connection;
+// the result counts the deadlocks (1213, ignored) and the lost
+// connections (2013, reconnected) apart, summing to its totals, and
+// report show lists them.
+func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
+	needServer(t)
+	scripts, dir := os.Getenv("OLTPBENCH_TEST_SCRIPTS"), os.Getenv("OLTPBENCH_TEST_DIR")
+	if scripts == "" || dir == "" {
+		t.Skip("needs scripts/test.sh's server")
+	}
+	db := "errcodes"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "oltp_common", "prepare", "--tables=1", "--table-size=10"), "prepare")
+	out := filepath.Join(t.TempDir(), "r.json")
+	cmd, so, se := startBackground(t, append([]string{"sysbench", "oltp_write_only", "run", "--threads=8", "--time=8", "--report-interval=1",
+		"--tables=1", "--table-size=10", "--result-file=" + out}, connArgs(db)...)...)
+	waitFor(t, so, "[ 2s ]")
+	restartServer(t, scripts, dir)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run failed after restart: %v\n%s\n%s", err, se.String(), so.String())
+	}
+	res, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]int64{}
+	for _, e := range res.ErrorsByCode() {
+		by[e.Outcome] += e.Count
+		if e.Outcome == "ignored" && e.Code == "1213" {
+			by["deadlocks"] += e.Count
+		}
+		if e.Outcome == "reconnected" && strings.HasPrefix(e.Code, "2013") || e.Code == "1927" || e.Code == "1053" {
+			by["lost"] += e.Count
+		}
+	}
+	if by["deadlocks"] == 0 || by["lost"] == 0 {
+		t.Errorf("deadlocks %d, lost connections %d: %+v\n%s", by["deadlocks"], by["lost"], res.Errors, so.String())
+	}
+	if by["ignored"] != res.Totals["errors"] || by["reconnected"] != res.Totals["reconnects"] {
+		t.Errorf("breakdown %v, totals errors %d reconnects %d", by, res.Totals["errors"], res.Totals["reconnects"])
+	}
+	if r := inProcess("report", "show", out); r.code != 0 || !regexp.MustCompile(`(?m)^oltp_write_only\s+1213\s+ignored\s+\d+`).MatchString(r.stdout) {
+		t.Errorf("report show has no 1213 line:\n%s%s", r.stdout, r.stderr)
 	}
 }

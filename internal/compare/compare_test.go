@@ -381,3 +381,30 @@ func TestPlanThreeVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsByCode: each version's errors per second by code and outcome,
+// side by side; no section without errors.
+func TestErrorsByCode(t *testing.T) {
+	a := fixture(t, "sysbench/oltp_point_select", "v1", 16, 1000, 2)
+	b := fixture(t, "sysbench/oltp_point_select", "v2", 16, 1000, 2)
+	var plain bytes.Buffer
+	New([]Version{{"v1", []*result.Result{a}}, {"v2", []*result.Result{b}}}, describe).Text(&plain)
+	if strings.Contains(plain.String(), "Errors per second") {
+		t.Errorf("an errors section without errors:\n%s", plain.String())
+	}
+	a.Errors = []result.ErrorCount{{Op: "point_select", Code: "1213", Outcome: "ignored", Count: 50}}
+	b.Errors = []result.ErrorCount{{Op: "point_select", Code: "1213", Outcome: "ignored", Count: 100},
+		{Code: "2013 broken pipe", Outcome: "reconnected", Count: 3}}
+	rep := New([]Version{{"v1", []*result.Result{a}}, {"v2", []*result.Result{b}}}, describe)
+	var text, md bytes.Buffer
+	rep.Text(&text)
+	rep.Markdown(&md)
+	for _, want := range []string{"Errors per second by code (v1 -> v2):", "  1213 ignored: 0.50 -> 1.00", "  2013 broken pipe reconnected: 0.00 -> 0.03"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(md.String(), "| 1213 ignored | 0.50 | 1.00 |") {
+		t.Errorf("markdown lacks the 1213 row:\n%s", md.String())
+	}
+}

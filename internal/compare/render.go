@@ -127,6 +127,7 @@ func (rep *Report) Text(w io.Writer) {
 			}
 		}
 		rep.details(w, t, false)
+		rep.errors(w, t, false)
 		for _, x := range t.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", x)
 		}
@@ -243,9 +244,67 @@ func (rep *Report) Markdown(w io.Writer) {
 		bullets(w, "", t.CellVerdicts(labels))
 		bullets(w, "Where it got worse:", t.Where(labels))
 		rep.details(w, t, true)
+		rep.errors(w, t, true)
 		warnings(w, t)
 	}
 	rep.best(w, true)
+}
+
+// errorRates are, per error code and outcome, each version's errors per
+// second over all its runs of the table.
+func errorRates(t Table, versions int) (keys []string, rates map[string][]float64) {
+	rates = map[string][]float64{}
+	seconds := make([]float64, versions)
+	for _, r := range t.Rows {
+		for v, runs := range r.Runs {
+			for _, x := range runs {
+				seconds[v] += x.Seconds
+				for _, e := range x.ErrorsByCode() {
+					k := e.Code + " " + e.Outcome
+					if rates[k] == nil {
+						rates[k] = make([]float64, versions)
+						keys = append(keys, k)
+					}
+					rates[k][v] += float64(e.Count)
+				}
+			}
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for v := range rates[k] {
+			rates[k][v] /= max(seconds[v], 1e-9)
+		}
+	}
+	return keys, rates
+}
+
+// errors puts the versions' errors per second side by side, by code and
+// outcome, when any version had errors.
+func (rep *Report) errors(w io.Writer, t Table, md bool) {
+	keys, rates := errorRates(t, len(rep.Labels))
+	if len(keys) == 0 {
+		return
+	}
+	if md {
+		fmt.Fprintf(w, "Errors per second by code:\n\n| Code | %s |\n|---|%s\n", strings.Join(rep.Labels, " | "), strings.Repeat("---|", len(rep.Labels)))
+	} else {
+		fmt.Fprintf(w, "Errors per second by code (%s):\n", strings.Join(rep.Labels, " -> "))
+	}
+	for _, k := range keys {
+		cells := make([]string, len(rates[k]))
+		for v, x := range rates[k] {
+			cells[v] = strconv.FormatFloat(x, 'f', 2, 64)
+		}
+		if md {
+			fmt.Fprintf(w, "| %s | %s |\n", k, strings.Join(cells, " | "))
+		} else {
+			fmt.Fprintf(w, "  %s: %s\n", k, strings.Join(cells, " -> "))
+		}
+	}
+	if md {
+		fmt.Fprintln(w)
+	}
 }
 
 // details compares, per thread level, the figures beside the headline and
@@ -716,6 +775,16 @@ func Show(w io.Writer, r *result.Result) error {
 	for _, op := range r.Ops {
 		p := op.Percentiles
 		fmt.Fprintf(w, "%-14s %10d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", op.Name, op.Count, op.MeanMs, p["50"], p["95"], p["99"], p["99.9"], op.MaxMs)
+	}
+	if len(r.Errors) > 0 {
+		width := len("error in")
+		for _, e := range r.Errors {
+			width = max(width, len(e.Op))
+		}
+		fmt.Fprintf(w, "%-*s %-24s %-12s %10s %9s\n", width, "error in", "code", "outcome", "count", "per s")
+		for _, e := range r.Errors {
+			fmt.Fprintf(w, "%-*s %-24s %-12s %10d %9.2f\n", width, cmp.Or(e.Op, "-"), e.Code, e.Outcome, e.Count, float64(e.Count)/max(r.Seconds, 1e-9))
+		}
 	}
 	if len(r.Dataset) > 0 {
 		fmt.Fprintf(w, "dataset:")

@@ -59,6 +59,34 @@ func SQLState(err error) string {
 	return "HY000"
 }
 
+// Code names err for an error breakdown: the server's error number
+// ("1213"), or for the driver's own a number and a class ("2013 broken
+// pipe", "2013 connection refused", "2013 i/o timeout"), or "other".
+func Code(err error) string {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return strconv.Itoa(int(me.Number))
+	}
+	if !IsLost(err) {
+		return "other"
+	}
+	for _, c := range []struct {
+		err  error
+		name string
+	}{{syscall.ECONNREFUSED, "connection refused"}, {syscall.ECONNRESET, "connection reset"}, {syscall.EPIPE, "broken pipe"},
+		{io.ErrUnexpectedEOF, "unexpected EOF"}, {io.EOF, "EOF"}, {net.ErrClosed, "closed"}, {mysql.ErrInvalidConn, "invalid connection"},
+		{driver.ErrBadConn, "bad connection"}} {
+		if errors.Is(err, c.err) {
+			return strconv.Itoa(ErrLost) + " " + c.name
+		}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return strconv.Itoa(ErrLost) + " i/o timeout"
+	}
+	return strconv.Itoa(ErrLost) + " lost"
+}
+
 // IsLost reports whether err means the connection is gone and a new one is needed.
 func IsLost(err error) bool {
 	if err == nil {

@@ -62,6 +62,9 @@ type Final struct {
 	PerThread   []ThreadStat
 	Interrupted bool
 	Start, End  time.Time
+	// ErrorCodes break the errors and reconnects down by operation, code and
+	// outcome; they sum to Counts' Errors and Reconnects.
+	ErrorCodes []ErrorCount
 }
 
 // ThreadStat feeds "Threads fairness".
@@ -74,4 +77,22 @@ type ThreadStat struct {
 type Reporter interface {
 	Interval(iv Interval)
 	Checkpoint(f Final)
+}
+
+// Outcomes of an error a run survived.
+const (
+	Ignored     = "ignored"     // in --mysql-ignore-errors: rolled back, counted, the event redone
+	Reconnected = "reconnected" // the connection was lost and made again; the event redone
+	Counted     = "counted"     // an error the worker keeps account of (a query killed by its timeout)
+)
+
+// ErrorCount is how many errors of one code one operation met with one
+// outcome. Code is the server's error number ("1213"), or a named class
+// for the driver's own ("2013 broken pipe"); Op indexes the run's
+// operations (-1: none known).
+type ErrorCount struct {
+	Op      int
+	Code    string
+	Outcome string
+	Count   int64
 }

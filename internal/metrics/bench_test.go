@@ -18,10 +18,11 @@ type histSource struct {
 	counts measure.Totals
 }
 
-func (s *histSource) Counts() measure.Totals  { return s.counts }
-func (s *histSource) Running() int            { return 16 }
-func (s *histSource) Queue() int64            { return 0 }
-func (s *histSource) Hists() []*hdr.Histogram { return s.reg.Snapshot() }
+func (s *histSource) Counts() measure.Totals           { return s.counts }
+func (s *histSource) Running() int                     { return 16 }
+func (s *histSource) Queue() int64                     { return 0 }
+func (s *histSource) Hists() []*hdr.Histogram          { return s.reg.Snapshot() }
+func (s *histSource) ErrorCodes() []measure.ErrorCount { return nil }
 
 // BenchmarkScrape is one scrape of /metrics during a TPC-C-like run: five
 // operations, 8 stripes each, a million latencies spread over 0.1-100 ms

@@ -31,6 +31,7 @@ var (
 	startDesc      = runDesc("run_start_timestamp_seconds", "When the run started.")
 	endDesc        = runDesc("run_end_timestamp_seconds", "When the run ended (absent while it runs).")
 	figureDesc     = runDesc("run_figure", "The run's headline and own figures once it ended, as its result file has them.", "figure")
+	errCodesDesc   = runDesc("errors_total", "Errors a run survived, by operation, code (the server's number, or the driver's class: 2013 broken pipe) and outcome (ignored, reconnected, counted).", "op", "code", "outcome")
 	workloadDesc   = runDesc("workload_count_total", "The workload's own counts (an audit's; errors and retries per operation as errors/NAME, retries/NAME).", "name")
 
 	loadRowsDesc   = prometheus.NewDesc("oltpbench_load_rows_total", "Rows loaded, per table.", []string{"client", "table"}, nil)
@@ -121,6 +122,13 @@ func collectRun(ch chan<- prometheus.Metric, r *Run) {
 	}
 	for k, v := range sn.extra {
 		counter(workloadDesc, v, k)
+	}
+	for _, e := range sn.errs {
+		op := ""
+		if e.Op >= 0 && e.Op < len(r.ops) {
+			op = r.ops[e.Op]
+		}
+		counter(errCodesDesc, e.Count, op, e.Code, e.Outcome)
 	}
 }
 

@@ -36,6 +36,9 @@ type Source interface {
 	Running() int            // threads still running
 	Queue() int64            // the --rate queue's length
 	Hists() []*hdr.Histogram // per operation, since the measured start
+	// ErrorCodes are the errors survived since the measured start, by
+	// operation, code and outcome.
+	ErrorCodes() []measure.ErrorCount
 }
 
 // Labels name a run.
@@ -185,6 +188,7 @@ type Run struct {
 	figures map[string]float64
 	extra   func() map[string]int64 // the workload's own counts; nil: none
 	last    map[string]int64        // extra at the end
+	errs    []measure.ErrorCount    // the error breakdown at the end
 
 	// Latency histograms cost milliseconds to read and convert (HDR
 	// histograms of 1 us to 1 h), so a live run's are made again at most
@@ -224,6 +228,9 @@ func (r *Run) End(counts measure.Totals, hists []*hdr.Histogram, figures map[str
 	if hists == nil && r.src != nil {
 		counts, hists = r.src.Counts(), r.src.Hists()
 	}
+	if r.src != nil {
+		r.errs = r.src.ErrorCodes()
+	}
 	r.src, r.end, r.counts, r.hists, r.figures = nil, time.Now(), counts, hists, figures
 	if r.extra != nil {
 		r.last = r.extra()
@@ -238,15 +245,16 @@ type snapshot struct {
 	end     time.Time
 	figures map[string]float64
 	extra   map[string]int64
+	errs    []measure.ErrorCount
 }
 
 func (r *Run) read() snapshot {
 	r.mu.Lock()
 	src, extra := r.src, r.extra
-	s := snapshot{counts: r.counts, end: r.end, figures: r.figures, extra: r.last}
+	s := snapshot{counts: r.counts, end: r.end, figures: r.figures, extra: r.last, errs: r.errs}
 	r.mu.Unlock()
 	if src != nil {
-		s = snapshot{counts: src.Counts(), running: src.Running(), queue: src.Queue()}
+		s = snapshot{counts: src.Counts(), running: src.Running(), queue: src.Queue(), errs: src.ErrorCodes()}
 		if extra != nil {
 			s.extra = extra()
 		}

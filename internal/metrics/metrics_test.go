@@ -23,6 +23,9 @@ func (f *fakeSource) Counts() measure.Totals  { return f.counts }
 func (f *fakeSource) Running() int            { return 3 }
 func (f *fakeSource) Queue() int64            { return 0 }
 func (f *fakeSource) Hists() []*hdr.Histogram { return []*hdr.Histogram{f.h} }
+func (f *fakeSource) ErrorCodes() []measure.ErrorCount {
+	return []measure.ErrorCount{{Op: 0, Code: "1213", Outcome: measure.Ignored, Count: 4}}
+}
 
 func scrape(t *testing.T, e *Exporter) string {
 	t.Helper()
@@ -54,7 +57,8 @@ func TestRunLiveThenFinal(t *testing.T) {
 	for _, want := range []string{"oltpbench_events_total{" + lbl + "} 10", `oltpbench_statements_total{` + strings.Replace(lbl, `client="c1",`, `client="c1",kind="read",`, 1) + "} 140",
 		"oltpbench_threads_running{" + lbl + "} 3", `oltpbench_latency_seconds_bucket{` + strings.Replace(lbl, `client="c1",`, `client="c1",op="op",`, 1) + `,le="0.0025"} 10`,
 		`oltpbench_latency_seconds_bucket{` + strings.Replace(lbl, `client="c1",`, `client="c1",op="op",`, 1) + `,le="0.001"} 0`,
-		`oltpbench_workload_count_total{` + strings.Replace(lbl, `client="c1",`, `client="c1",name="x",`, 1) + "} 7"} {
+		`oltpbench_workload_count_total{` + strings.Replace(lbl, `client="c1",`, `client="c1",name="x",`, 1) + "} 7",
+		`oltpbench_errors_total{client="c1",code="1213",op="op",outcome="ignored",repeat="1",step="",test="w/t",threads="4",workload="w"} 4`} {
 		if !strings.Contains(live, want+"\n") {
 			t.Errorf("live scrape lacks %s", want)
 		}
@@ -64,7 +68,8 @@ func TestRunLiveThenFinal(t *testing.T) {
 	r.End(final, []*hdr.Histogram{src.h}, map[string]float64{"QPS": 5})
 	src.counts[measure.Events] = 99 // the source is not read once the run ended
 	after := scrape(t, e)
-	for _, want := range []string{"oltpbench_events_total{" + lbl + "} 12", "oltpbench_threads_running{" + lbl + "} 0", "oltpbench_run_figure{client=\"c1\",figure=\"QPS\","} {
+	for _, want := range []string{"oltpbench_events_total{" + lbl + "} 12", "oltpbench_threads_running{" + lbl + "} 0", "oltpbench_run_figure{client=\"c1\",figure=\"QPS\",",
+		`oltpbench_errors_total{client="c1",code="1213",op="op",outcome="ignored"`} {
 		if !strings.Contains(after, want) {
 			t.Errorf("final scrape lacks %s", want)
 		}

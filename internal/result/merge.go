@@ -80,6 +80,7 @@ func Merge(rs []*Result) (*Result, error) {
 	}
 	m.Client = strings.Join(clients, ",")
 	m.Server.Endpoints = dedupe(eps)
+	m.Errors = mergeErrors(rs)
 	for _, name := range order {
 		op, err := NewOp(name, hs[name])
 		if err != nil {
@@ -307,3 +308,24 @@ func Spectrum(rs []*Result, qs []float64) ([]float64, error) {
 
 // Op returns the operation called name, or nil.
 func (r *Result) Op(name string) *Op { return r.op(name) }
+
+// mergeErrors sums the clients' error breakdowns, cell by cell.
+func mergeErrors(rs []*Result) []ErrorCount {
+	sum := map[ErrorCount]int64{}
+	var order []ErrorCount
+	for _, r := range rs {
+		for _, e := range r.Errors {
+			k := ErrorCount{Op: e.Op, Code: e.Code, Outcome: e.Outcome}
+			if _, ok := sum[k]; !ok {
+				order = append(order, k)
+			}
+			sum[k] += e.Count
+		}
+	}
+	var out []ErrorCount
+	for _, k := range order {
+		k.Count = sum[k]
+		out = append(out, k)
+	}
+	return out
+}

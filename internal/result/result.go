@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"time"
 
@@ -51,6 +52,20 @@ type Result struct {
 	NotApplicable map[string]string `json:"not_applicable,omitempty"`
 	Ops           []Op              `json:"ops"`
 	Intervals     []Interval        `json:"intervals"`
+	// Errors break the run's errors and reconnects down by operation, code
+	// and outcome (ignored, reconnected, counted); they sum to the totals'
+	// errors and reconnects.
+	Errors []ErrorCount `json:"errors,omitempty"`
+}
+
+// ErrorCount is how many errors of one code one operation met with one
+// outcome: Code is the server's number ("1213") or the driver's class
+// ("2013 broken pipe"); Op is "" when no operation was running.
+type ErrorCount struct {
+	Op      string `json:"op,omitempty"`
+	Code    string `json:"code"`
+	Outcome string `json:"outcome"`
+	Count   int64  `json:"count"`
 }
 
 // Cell is the plan cell a run was: a plan resumes by finding its cells'
@@ -199,7 +214,35 @@ func (r *Result) SetFinal(f *measure.Final, ops []string) error {
 		}
 		r.Ops = append(r.Ops, op)
 	}
+	r.Errors = nil
+	for _, e := range f.ErrorCodes {
+		c := ErrorCount{Code: e.Code, Outcome: e.Outcome, Count: e.Count}
+		if e.Op >= 0 && e.Op < len(ops) {
+			c.Op = ops[e.Op]
+		}
+		r.Errors = append(r.Errors, c)
+	}
 	return nil
+}
+
+// ErrorsByCode sums the breakdown over operations: code and outcome ->
+// count, in the order of codes.
+func (r *Result) ErrorsByCode() []ErrorCount {
+	sum := map[[2]string]int64{}
+	for _, e := range r.Errors {
+		sum[[2]string{e.Code, e.Outcome}] += e.Count
+	}
+	out := make([]ErrorCount, 0, len(sum))
+	for k, n := range sum {
+		out = append(out, ErrorCount{Code: k[0], Outcome: k[1], Count: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Code != out[j].Code {
+			return out[i].Code < out[j].Code
+		}
+		return out[i].Outcome < out[j].Outcome
+	})
+	return out
 }
 
 // Encode writes the result as indented JSON.

@@ -90,6 +90,10 @@ func (l *Live) Queue() int64 {
 	return int64(len(l.r.queue))
 }
 
+// ErrorCodes are the errors survived since the measured start, by
+// operation, code and outcome.
+func (l *Live) ErrorCodes() []measure.ErrorCount { return l.r.errs.sinceStart() }
+
 // Hists are each operation's latencies since the measured start.
 func (l *Live) Hists() []*hdr.Histogram { return l.r.reg.Snapshot() }
 
@@ -168,6 +172,7 @@ func newRun(cfg Config, cn Connector, newWorker Factory, reg *hist.Registry) *ru
 	all := cfg.Threads + max(cfg.Extra, 0)
 	r.threads = make([]*worker.Thread, all)
 	r.stats = make([]threadStats, all)
+	r.lost = make([]*errKey, all)
 	for i := range r.threads {
 		r.threads[i] = &worker.Thread{ID: i}
 		r.stats[i].minUs.Store(math.MaxInt64)
@@ -375,6 +380,8 @@ type run struct {
 	measuredStart time.Time
 	periodStart   time.Time      // the measured start, or the last checkpoint
 	base          measure.Totals // counters at the last checkpoint
+	errs          errTally
+	lost          []*errKey // per thread: what lost its connection, until it is made again
 }
 
 // interval is the report of the interval from lastAt (counters last) to
@@ -410,6 +417,7 @@ func (r *run) resetExtremes() {
 		st.baseEvents = t.Ctr[measure.Events].Load()
 	}
 	r.base = r.snapshot()
+	r.errs.measuring()
 }
 
 // final sums up the period from periodStart to end. A checkpoint also
@@ -428,6 +436,7 @@ func (r *run) final(interrupted bool, end time.Time, checkpoint bool) *measure.F
 		f.Hists = r.reg.Total()
 	}
 	f.Counts = now.Sub(r.base)
+	f.ErrorCodes = r.errs.counts(checkpoint)
 	f.Counts[measure.Events] = 0
 	for i := range r.threads {
 		st := &r.stats[i]
@@ -523,6 +532,10 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 			last = w
 			if !first {
 				t.Add(measure.Reconnects, 1)
+				if k := r.lost[t.ID]; k != nil {
+					r.errs.addKey(*k)
+					r.lost[t.ID] = nil
+				}
 			}
 			first = false
 			backoff = 10 * time.Millisecond
@@ -535,6 +548,9 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 		}
 		if first || !conn.IsLost(err) {
 			return &FatalError{Thread: t.ID, Err: err}
+		}
+		if r.lost[t.ID] == nil { // lost before an event (preparing, connecting)
+			r.lost[t.ID] = &errKey{-1, conn.Code(err), measure.Reconnected}
 		}
 		// Lost connection: wait and reconnect; a restart takes the server a while.
 		select {
@@ -602,6 +618,7 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 				if counted {
 					r.started.Add(-1) // the event is redone on the new connection
 				}
+				r.lost[t.ID] = &errKey{op, conn.Code(err), measure.Reconnected}
 				return driver.ErrBadConn
 			}
 			if !r.cfg.Ignore.Has(conn.Number(err)) {
@@ -610,8 +627,10 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 			}
 			// sysbench: roll back, count, restart the event.
 			t.Add(measure.Errors, 1)
+			r.errs.add(op, err, measure.Ignored)
 			if rerr := w.Rollback(); rerr != nil && conn.IsLost(rerr) {
 				r.idle(track)
+				r.lost[t.ID] = &errKey{op, conn.Code(rerr), measure.Reconnected}
 				return driver.ErrBadConn
 			}
 			if r.stopped() {
@@ -623,6 +642,7 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 		r.idle(track)
 		if err != nil { // worker.ErrCounted: an error, not a latency
 			t.Add(measure.Errors, 1)
+			r.errs.add(op, err, measure.Counted)
 			continue
 		}
 		lat := end.Sub(scheduled).Microseconds()

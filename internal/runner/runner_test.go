@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -465,5 +466,45 @@ func TestLiveReadsDuringRun(t *testing.T) {
 	}
 	if len(reads) < 3 || reads[2][0] >= 20000 {
 		t.Fatalf("%d live reads, the third at %v events: none mid-run", len(reads), reads)
+	}
+}
+
+// TestErrorCodes: deadlocks, lock waits and lost connections are counted
+// apart, by code and outcome, and sum to the run's errors and reconnects.
+func TestErrorCodes(t *testing.T) {
+	var rolled, closed atomic.Int64
+	var n atomic.Int64
+	ign, _ := conn.ParseErrorSet([]string{"1213", "1205"})
+	ev := func(*worker.Thread) error {
+		switch i := n.Add(1); {
+		case i%7 == 0:
+			return fmt.Errorf("stmt: %w", &mysql.MySQLError{Number: 1213, Message: "deadlock"})
+		case i%11 == 0:
+			return &mysql.MySQLError{Number: 1205, Message: "lock wait"}
+		case i%101 == 0:
+			return fmt.Errorf("stmt: %w", syscall.EPIPE)
+		}
+		return nil
+	}
+	f, err := Run(context.Background(), Config{Threads: 3, Events: 3000, Ignore: ign}, &fakeConnector{},
+		factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]int64{}
+	for _, c := range f.ErrorCodes {
+		by[c.Code+" "+c.Outcome] += c.Count
+		if c.Op != 0 {
+			t.Errorf("%+v: not the event's operation", c)
+		}
+	}
+	if by["1213 ignored"] == 0 || by["1205 ignored"] == 0 || by["2013 broken pipe reconnected"] == 0 || len(by) != 3 {
+		t.Fatalf("breakdown %v", by)
+	}
+	if by["1213 ignored"]+by["1205 ignored"] != f.Counts[measure.Errors] {
+		t.Errorf("ignored %v, errors %d", by, f.Counts[measure.Errors])
+	}
+	if by["2013 broken pipe reconnected"] != f.Counts[measure.Reconnects] {
+		t.Errorf("reconnected %v, reconnects %d", by, f.Counts[measure.Reconnects])
 	}
 }
