@@ -41,8 +41,9 @@ func init() {
 		CSVFlags: []string{"tables", "table-size", "auto-inc", "secondary", "create-secondary",
 			"create-table-options", "mysql-storage-engine", "rand-type", "rand-spec-iter", "rand-spec-pct", "rand-spec-res",
 			"rand-pareto-h", "rand-zipfian-exp"},
-		Describe: describe,
-		Rewrite:  rewrite,
+		Describe:   describe,
+		Rewrite:    rewrite,
+		PeerOutput: true,
 		// sysbench's event queue: a ring of 131,072 slots, one kept free.
 		RateQueue: 131071,
 		QueueFull: "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate",

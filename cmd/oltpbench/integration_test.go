@@ -680,3 +680,58 @@ func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
 		t.Errorf("report show has no 1213 line:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// TestClientBound: a dry run on one CPU (taskset) with 64 threads is all
+// client: its result says client-bound, so do report show and compare and,
+// for a person (--verbosity=4), one stderr line; without it sysbench's
+// output stays sysbench's. A 16-thread run against the server is not.
+func TestClientBound(t *testing.T) {
+	needServer(t)
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("no taskset")
+	}
+	dir := t.TempDir()
+	bound := filepath.Join(dir, "bound.json")
+	for _, verbosity := range []string{"--verbosity=4", "--verbosity=3"} {
+		c := exec.Command(taskset, "-c", "0", binPath, "sysbench", "oltp_point_select", "--mysql-dry-run", "--threads=64", "--time=2",
+			"--result-file="+bound, verbosity, "run")
+		var se bytes.Buffer
+		c.Stderr = &se
+		if err := c.Run(); err != nil {
+			t.Fatalf("%v: %s", err, se.String())
+		}
+		line := "oltpbench: client-bound: the client used "
+		if got := strings.Contains(se.String(), line); got != (verbosity == "--verbosity=4") {
+			t.Errorf("%s: stderr %q", verbosity, se.String())
+		}
+	}
+	res, err := result.Read(bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := res.ClientHealth; h == nil || !h.ClientBound || h.CPUs != 1 || h.CPUShare < 0.9 {
+		t.Fatalf("the pinned dry run's health: %+v", res.ClientHealth)
+	}
+	db := "client_bound"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=2000", "prepare"), "prepare")
+	normal := filepath.Join(dir, "normal.json")
+	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=2000", "--threads=16", "--time=3", "--result-file="+normal, "run"), "run")
+	res, err = result.Read(normal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := res.ClientHealth; h == nil || h.ClientBound || h.CPUShare <= 0 {
+		t.Errorf("a 16-thread run on the server: %+v", res.ClientHealth)
+	} else {
+		t.Logf("16 threads against the server: client CPU share %.2f, scheduling p99 %.2f ms", h.CPUShare, h.SchedLatP99Ms)
+	}
+	if r := inProcess("report", "show", bound); !strings.Contains(r.stdout, "client-bound: the client used") {
+		t.Errorf("report show:\n%s", r.stdout)
+	}
+	if r := inProcess("report", "compare", normal, bound, "--names=server,pinned"); !strings.Contains(r.stdout, "pinned, 64 threads: client-bound: this verdict measures the client") ||
+		!strings.Contains(r.stdout, "Client CPU per event") {
+		t.Errorf("report compare:\n%s%s", r.stdout, r.stderr)
+	}
+}

@@ -131,6 +131,10 @@ type Report struct {
 	Labels   []string
 	Tables   []Table
 	Settings []SettingDiff
+	// FailOnClientBound: Regressions counts cells where a version was
+	// client-bound too (by default they are left out: such a verdict
+	// measures the client).
+	FailOnClientBound bool
 }
 
 // New compares the versions, oldest first.
@@ -425,10 +429,13 @@ func (t *Table) CellVerdicts(labels []string) []string {
 
 // Regressions are the cells whose throughput fell significantly by more
 // than limit (0.05 for 5%) from the previous version to the last one.
-func (t *Table) Regressions(labels []string, limit float64) []string {
+func (t *Table) Regressions(labels []string, limit float64, withBound bool) []string {
 	var out []string
 	last := len(labels) - 1
 	for _, r := range t.Rows {
+		if !withBound && (r.clientBound(last) != "" || r.Prev[last] >= 0 && r.clientBound(r.Prev[last]) != "") {
+			continue
+		}
 		if s := r.Stats[last]; s != nil && s.Significant && s.Ratio < 1-limit {
 			out = append(out, fmt.Sprintf("%s at %d threads: %s%s", t.Title, r.Threads, pairPrefix(labels, r.Prev[last], last), s.String(t.Unit)))
 		}
@@ -617,4 +624,52 @@ func configValues(cfg []result.Setting) map[string]string {
 		out[k] = strings.Join(vs, " | ")
 	}
 	return out
+}
+
+// clientBound is why version v's runs of the cell were client-bound ("":
+// none was).
+func (r *Row) clientBound(v int) string {
+	for _, x := range r.Runs[v] {
+		if h := x.ClientHealth; h != nil && h.ClientBound {
+			return h.ClientBoundWhy
+		}
+	}
+	return ""
+}
+
+// ClientBound lists the cells a version ran client-bound: their verdicts
+// measure the client.
+func (t *Table) ClientBound(labels []string) []string {
+	var out []string
+	for v, label := range labels {
+		for _, r := range t.Rows {
+			if why := r.clientBound(v); why != "" {
+				out = append(out, fmt.Sprintf("%s, %d threads: client-bound: this verdict measures the client (%s)", label, r.Threads, why))
+			}
+		}
+	}
+	return out
+}
+
+// ClientCPU is each version's client CPU time per event (us) over its runs
+// of the table that record the client's health; ok is false when none does.
+func (t *Table) ClientCPU(versions int) (perEvent []float64, ok bool) {
+	perEvent = make([]float64, versions)
+	for v := range perEvent {
+		var cpu float64
+		var events int64
+		for _, r := range t.Rows {
+			for _, x := range r.Runs[v] {
+				if h := x.ClientHealth; h != nil {
+					cpu += h.UserSeconds + h.SysSeconds
+					events += x.Totals["events"]
+					ok = true
+				}
+			}
+		}
+		if events > 0 {
+			perEvent[v] = cpu / float64(events) * 1e6
+		}
+	}
+	return perEvent, ok
 }

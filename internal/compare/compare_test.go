@@ -408,3 +408,36 @@ func TestErrorsByCode(t *testing.T) {
 		t.Errorf("markdown lacks the 1213 row:\n%s", md.String())
 	}
 }
+
+// TestClientBound: a cell a version ran client-bound is marked so, with
+// each version's client CPU per event; --fail-on leaves it out unless
+// asked.
+func TestClientBound(t *testing.T) {
+	vs := historyVersions(t)[:3]
+	for _, r := range vs[2].Results {
+		c := 1.0
+		if r.Workload == "sysbench/oltp_point_select" && r.Threads == 16 {
+			r.ClientHealth = &result.ClientHealth{CPUs: 1, CPUShare: 0.99, UserSeconds: 50, SysSeconds: 10, ClientBound: true,
+				ClientBoundWhy: "the client used 99% of its 1 CPU(s) (the limit: 90%)"}
+			continue
+		}
+		r.ClientHealth = &result.ClientHealth{CPUs: 2, CPUShare: 0.3, UserSeconds: c}
+	}
+	rep := New(vs, describe)
+	var text bytes.Buffer
+	rep.Text(&text)
+	for _, want := range []string{"Client CPU per event (us, v1 -> v2 -> v3): 0.0 -> 0.0 -> ",
+		"  v3, 16 threads: client-bound: this verdict measures the client (the client used 99% of its 1 CPU(s) (the limit: 90%))"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("no %q in\n%s", want, text.String())
+		}
+	}
+	bad := rep.Regressions(0.05)
+	if len(bad) != 1 || strings.Contains(bad[0], "Point Select at 16 threads") {
+		t.Errorf("fail-on with the 16-thread cell client-bound: %v", bad)
+	}
+	rep.FailOnClientBound = true
+	if bad := rep.Regressions(0.05); len(bad) != 2 {
+		t.Errorf("fail-on counting client-bound cells: %v", bad)
+	}
+}

@@ -128,6 +128,7 @@ func (rep *Report) Text(w io.Writer) {
 		}
 		rep.details(w, t, false)
 		rep.errors(w, t, false)
+		rep.client(w, t, false)
 		for _, x := range t.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", x)
 		}
@@ -245,9 +246,38 @@ func (rep *Report) Markdown(w io.Writer) {
 		bullets(w, "Where it got worse:", t.Where(labels))
 		rep.details(w, t, true)
 		rep.errors(w, t, true)
+		rep.client(w, t, true)
 		warnings(w, t)
 	}
 	rep.best(w, true)
+}
+
+// client shows each version's client CPU per event and the cells a
+// version ran client-bound, when the results record the client.
+func (rep *Report) client(w io.Writer, t Table, md bool) {
+	cpu, ok := t.ClientCPU(len(rep.Labels))
+	if !ok {
+		return
+	}
+	cells := make([]string, len(cpu))
+	for v, x := range cpu {
+		cells[v] = strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	sep, end := " -> ", "\n"
+	if md {
+		end = "\n\n"
+	}
+	fmt.Fprintf(w, "Client CPU per event (us, %s): %s%s", strings.Join(rep.Labels, sep), strings.Join(cells, sep), end)
+	for _, x := range t.ClientBound(rep.Labels) {
+		if md {
+			fmt.Fprintf(w, "- %s\n", x)
+		} else {
+			fmt.Fprintf(w, "  %s\n", x)
+		}
+	}
+	if md && len(t.ClientBound(rep.Labels)) > 0 {
+		fmt.Fprintln(w)
+	}
 }
 
 // errorRates are, per error code and outcome, each version's errors per
@@ -776,6 +806,13 @@ func Show(w io.Writer, r *result.Result) error {
 		p := op.Percentiles
 		fmt.Fprintf(w, "%-14s %10d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", op.Name, op.Count, op.MeanMs, p["50"], p["95"], p["99"], p["99.9"], op.MaxMs)
 	}
+	if h := r.ClientHealth; h != nil {
+		fmt.Fprintf(w, "client: %d CPU(s), %.0f%% used (user %.2f s, system %.2f s), GC %.1f%% of it, scheduling latency p99 %.2f ms, peak RSS %.0f MiB\n",
+			h.CPUs, 100*h.CPUShare, h.UserSeconds, h.SysSeconds, 100*h.GCShare, h.SchedLatP99Ms, float64(h.PeakRSSBytes)/(1<<20))
+		if h.ClientBound {
+			fmt.Fprintf(w, "client-bound: %s: these figures measure the client as much as the server\n", h.ClientBoundWhy)
+		}
+	}
 	if len(r.Errors) > 0 {
 		width := len("error in")
 		for _, e := range r.Errors {
@@ -836,7 +873,7 @@ func ParseFailOn(s string) (float64, error) {
 func (rep *Report) Regressions(limit float64) []string {
 	var bad []string
 	for _, t := range rep.Tables {
-		bad = append(bad, t.Regressions(rep.Labels, limit)...)
+		bad = append(bad, t.Regressions(rep.Labels, limit, rep.FailOnClientBound)...)
 	}
 	return bad
 }

@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/health"
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
@@ -25,6 +28,10 @@ type Flags struct {
 
 	lv      levelFlags
 	metrics metrics.Flags
+	// A run is client-bound at this share of its CPUs (percent) or this
+	// scheduling latency p99.
+	boundCPU   float64
+	boundSched time.Duration
 }
 
 // registerWorkload adds everything a workload command takes besides the
@@ -40,6 +47,13 @@ func (f *Flags) registerWorkload(fs *pflag.FlagSet, spec workload.Spec) {
 	fs.StringVar(&f.output, "output", "text", "text, json (the JSON result on stdout after the report), or a workload's own style (see its --help)")
 	fs.StringVar(&f.configFile, "config-file", "", "file of key=value options (the command line wins)")
 	f.metrics.Register(fs)
+	fs.Float64Var(&f.boundCPU, "client-bound-cpu", 100*health.DefaultLimits.CPUShare, "run: a run whose client used this percent of its CPUs is client-bound: its figures measure the client (0: never)")
+	workload.SecondsVar(fs, &f.boundSched, "client-bound-sched-latency", health.DefaultLimits.SchedLatency, "run: a run whose goroutines waited this long (p99) for a CPU is client-bound (0: never; seconds or a duration)")
+}
+
+// limits are the client-bound thresholds.
+func (f *Flags) limits() health.Limits {
+	return health.Limits{CPUShare: f.boundCPU / 100, SchedLatency: f.boundSched}
 }
 
 // firstThreads sets f.threads from --threads (the first level, or the low end of a range).

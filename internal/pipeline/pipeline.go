@@ -38,6 +38,7 @@ type Pipeline struct {
 	notice, detail io.Writer
 	warn           io.Writer // stderr: notes that are not errors
 	configApplied  bool
+	verbosity      int               // the workload's (sysbench's --verbosity), 3 by default
 	exp            *metrics.Exporter // --metrics-addr: the command's, or the plan's
 }
 
@@ -132,6 +133,7 @@ func (p *Pipeline) setup(command string, args []string) error {
 	if err := p.w.Setup(s); err != nil {
 		return err
 	}
+	p.verbosity = s.Verbosity
 	p.notice = atLevel(p.out, s.Verbosity >= 3)
 	p.detail = p.notice
 	if p.w.Hooks().TableMessages {

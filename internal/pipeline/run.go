@@ -2,16 +2,19 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/health"
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
@@ -91,18 +94,59 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	ops := wr.Ops()
 	wr.Header()
 	var live *metrics.Run
+	client := &clientWatch{}
 	cfg := p.runnerConfig(r, s, func(l *runner.Live) { live = p.watch(r, wr, ops, l) })
-	fin, err := runner.Run(ctx, cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), recorder{wr, res, ops})
+	cfg.Measuring = client.start
+	fin, err := runner.Run(ctx, cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), recorder{wr, res, ops, client})
 	if err != nil {
 		live.End(measure.Totals{}, nil, nil)
 		// A failed run has no final report and no result:
 		// its figures would be compared as if it had run.
 		return nil, runner.Explain(err, r.Threads, r.Options.Rate, r.Conn.Password, r.Spec.QueueFull)
 	}
+	h := client.end(p.f.limits())
+	res.ClientHealth = &h
 	if err := p.finish(r, wr, res, fin, ops, live); err != nil {
 		return nil, err
 	}
+	p.clientBound(r, h)
 	return res, nil
+}
+
+// clientWatch samples the client at the measured start, at each report
+// interval and at the end; the runner calls it from its control loop.
+type clientWatch struct {
+	first, last health.Sample
+}
+
+func (c *clientWatch) start() { c.first = health.Take(); c.last = c.first }
+
+// interval is the client's CPU share since the last interval.
+func (c *clientWatch) interval() float64 {
+	if c.first.At.IsZero() {
+		return 0
+	}
+	now := health.Take()
+	share := health.Between(c.last, now, health.Limits{}).CPUShare
+	c.last = now
+	return share
+}
+
+// end is the client over the measured window.
+func (c *clientWatch) end(lim health.Limits) health.Health {
+	if c.first.At.IsZero() { // no measured start: the run ended in its warm-up
+		c.first = health.Take()
+	}
+	return health.Between(c.first, health.Take(), lim)
+}
+
+// clientBound says on stderr that a run's figures measure the client: one
+// line, to a person only when the workload's output is a peer tool's.
+func (p *Pipeline) clientBound(r *Run, h health.Health) {
+	if !h.ClientBound || r.Spec.PeerOutput && !term.Is(p.warn) && p.verbosity < 4 {
+		return
+	}
+	fmt.Fprintf(p.warn, "oltpbench: client-bound: %s: these figures measure the client as much as the server (more client CPUs, or fewer threads)\n", h.ClientBoundWhy)
 }
 
 // newResult is the result as the run starts: what ran, where, on what.
@@ -220,11 +264,13 @@ func (p *Pipeline) finish(r *Run, wr workload.Run, res *result.Result, fin *meas
 // to the result file.
 type recorder struct {
 	workload.Run
-	res *result.Result
-	ops []string
+	res    *result.Result
+	ops    []string
+	client *clientWatch
 }
 
 func (r recorder) Interval(iv measure.Interval) {
 	r.Run.Interval(iv)
 	r.res.AddInterval(iv, r.ops)
+	r.res.Intervals[len(r.res.Intervals)-1].ClientCPU = r.client.interval()
 }

@@ -56,6 +56,25 @@ type Result struct {
 	// and outcome (ignored, reconnected, counted); they sum to the totals'
 	// errors and reconnects.
 	Errors []ErrorCount `json:"errors,omitempty"`
+	// ClientHealth is the client over the measured window: a client-bound
+	// run's figures measure the client as much as the server.
+	ClientHealth *ClientHealth `json:"client_health,omitempty"`
+}
+
+// ClientHealth is the benchmark client over a window (internal/health).
+type ClientHealth struct {
+	Seconds        float64 `json:"seconds"`
+	UserSeconds    float64 `json:"cpu_user_seconds"`
+	SysSeconds     float64 `json:"cpu_system_seconds"`
+	CPUs           int     `json:"cpus"`      // usable
+	CPUShare       float64 `json:"cpu_share"` // of the usable CPUs over the window, 0..1
+	PeakRSSBytes   int64   `json:"peak_rss_bytes"`
+	GCShare        float64 `json:"gc_cpu_share"` // of the client's CPU time
+	GCPauseP99Ms   float64 `json:"gc_pause_p99_ms"`
+	GCPauseMaxMs   float64 `json:"gc_pause_max_ms"`
+	SchedLatP99Ms  float64 `json:"sched_latency_p99_ms"`
+	ClientBound    bool    `json:"client_bound,omitempty"`
+	ClientBoundWhy string  `json:"client_bound_why,omitempty"`
 }
 
 // ErrorCount is how many errors of one code one operation met with one
@@ -154,6 +173,9 @@ type Interval struct {
 	Counts  map[string]int64   `json:"counts"`
 	P95Ms   map[string]float64 `json:"p95_ms"`
 	Queue   int64              `json:"queue_length,omitempty"`
+	// ClientCPU is the share of its usable CPUs the client used in the
+	// interval (0..1).
+	ClientCPU float64 `json:"client_cpu_share,omitempty"`
 }
 
 var counterNames = []string{"events", "reads", "writes", "others", "errors", "reconnects", "retries"}

@@ -55,6 +55,9 @@ type Config struct {
 	// Watch, if set, is given the run as it starts: a view that any
 	// goroutine may read while it runs (live metrics).
 	Watch func(*Live)
+	// Measuring, if set, hears of the measured start: the warm-up's end,
+	// or the start when there is none.
+	Measuring func()
 	// Extra threads run beside Threads (CH-benCHmark's analytical streams),
 	// with IDs from Threads up, on ExtraConn when it is set: not paced by
 	// Rate, not counted by Events, stopped when the others end.
@@ -155,6 +158,9 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	live := &Live{r: r}
 	if cfg.Watch != nil {
 		cfg.Watch(live)
+	}
+	if cfg.Measuring != nil && cfg.Warmup == 0 {
+		cfg.Measuring()
 	}
 	th := r.startThreads(runCtx, cancel)
 	c := newClock(cfg, r.start)
@@ -274,6 +280,9 @@ func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live 
 			r.periodStart = r.measuredStart
 			lastAt = r.measuredStart
 			c.measure(r.measuredStart)
+			if r.cfg.Measuring != nil {
+				r.cfg.Measuring()
+			}
 		case now := <-c.tick:
 			iv, cur := r.interval(now, lastAt, last, time.Millisecond)
 			rep.Interval(iv)

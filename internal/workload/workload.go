@@ -62,6 +62,10 @@ type Spec struct {
 	// take the runner's.
 	RateQueue int
 	QueueFull string
+	// PeerOutput: the workload's output is a peer tool's, line for line
+	// (sysbench's): oltpbench's own notes about a run (client-bound) go to
+	// a person only, as a Message's hint does.
+	PeerOutput bool
 	// Rewrite, if set, reads the command line after the workload's name as
 	// the peer tool reads it before parsing (sysbench's deprecated
 	// --test=PATH names the test) and prints the peer's warnings about it.
