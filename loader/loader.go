@@ -562,6 +562,7 @@ func (j *job) analyze(ctx context.Context) error {
 		if err := Analyze(ctx, j.pool, j.names, j.o.Threads); err != nil {
 			return err
 		}
+		markAnalyzed(ctx, j.pool.DB(0))
 	}
 	j.rep.Analyze = time.Since(t0)
 	return nil
@@ -778,7 +779,19 @@ func AnalyzeDataset(ctx context.Context, co conn.Options, ds Dataset, threads in
 			return 0, err
 		}
 	}
-	return len(names), Analyze(ctx, pool, names, threads)
+	if err := Analyze(ctx, pool, names, threads); err != nil {
+		return 0, err
+	}
+	markAnalyzed(ctx, pool.DB(0))
+	return len(names), nil
+}
+
+// markAnalyzed notes in the dataset's record when its tables were last
+// ANALYZEd, so a run can say when they never were; a database without a
+// record (another tool's dataset) is left as it is.
+func markAnalyzed(ctx context.Context, db *sql.DB) {
+	db.ExecContext(ctx, "INSERT INTO "+datasetTable+" (k, v) VALUES ('analyzed', ?) ON DUPLICATE KEY UPDATE v = VALUES(v)",
+		time.Now().UTC().Format(time.RFC3339))
 }
 
 // Analyze runs ANALYZE TABLE on every table, in parallel.

@@ -44,6 +44,7 @@ func init() {
 		Describe:   describe,
 		Rewrite:    rewrite,
 		PeerOutput: true,
+		RangeKeys:  []string{"tables", "table_size"},
 		// sysbench's event queue: a ring of 131,072 slots, one kept free.
 		RateQueue: 131071,
 		QueueFull: "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate",

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -62,7 +63,8 @@ func (n *native) hooks() workload.Hooks {
 		Validate: func(ctx context.Context, db *sql.DB, schema string) error {
 			return n.test.Check(ctx, db, schema, &n.o)
 		},
-		Prewarm: n.prewarm,
+		Prewarm:   n.prewarm,
+		Preflight: n.preflight,
 		Dropping: func(w io.Writer, table string) {
 			if strings.HasPrefix(table, "sbtest") {
 				fmt.Fprintf(w, "Dropping table '%s'...\n", table)
@@ -131,4 +133,46 @@ func (n *native) front(args []string, out io.Writer) (bool, error) {
 		return true, nil
 	}
 	return false, &workload.Message{Text: "Unknown command: " + args[1]}
+}
+
+// preparedPerThread is how many statements a thread of the test prepares
+// (its worker's prepare, counted the same way).
+func (t *Test) preparedPerThread(o *Options) int {
+	switch t.custom {
+	case randomPointsEvent, randomRangesEvent:
+		return 1
+	case insertEvent, bulkInsertEvent:
+		return 0
+	}
+	n := 0
+	if t.trx && !o.SkipTrx {
+		n = 2
+	}
+	kinds := map[stmtKind]bool{}
+	for _, s := range t.steps(o) {
+		kinds[s.kind] = true
+		if s.kind == deleteRow && !t.deleteOnly() {
+			kinds[insertRow] = true
+		}
+	}
+	return n + len(kinds)*o.Tables
+}
+
+// preflight warns of what makes a run measure something else than asked:
+// prepared statements beyond the server's max_prepared_stmt_count run as
+// text or fail (sysbench#217), and --rand-type=special (sysbench's default)
+// on TiDB puts most accesses on a few rows, where TiDB's own reports run
+// uniform.
+func (n *native) preflight(srv workload.Server, threads int) []string {
+	var out []string
+	if max, err := strconv.Atoi(srv.Variables["max_prepared_stmt_count"]); err == nil && n.o.PreparedStmts {
+		if need := threads * n.test.preparedPerThread(&n.o); need > max {
+			out = append(out, fmt.Sprintf("%d threads prepare %d statements and the server's max_prepared_stmt_count is %d: the rest run as text or fail; raise it (SET GLOBAL max_prepared_stmt_count = %d) or run fewer threads",
+				threads, need, max, need+100))
+		}
+	}
+	if srv.TiDB && n.randType == "special" {
+		out = append(out, "--rand-type=special (sysbench's default) puts most accesses on a few rows, which on TiDB makes hot regions; TiDB's own reports run --rand-type=uniform")
+	}
+	return out
 }

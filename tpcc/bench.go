@@ -39,6 +39,8 @@ func init() {
 			"deadlock (1213), lock wait timeout (1205), TiDB's write conflicts (9007, 8002, 8022) and schema change (8028)",
 		CSVFlags: []string{"warehouses", "partitions", "schema", "foreign-keys", "props"},
 		Outputs:  []string{OutputBenchmarkSQL},
+		// A run on more warehouses than the dataset has reads none.
+		RangeKeys: []string{"warehouses"},
 		Describe: func(name string) (workload.Description, bool) {
 			return workload.Description{Title: "TPC-C", Rank: 99, Compact: true}, name == "tpcc"
 		},
@@ -184,7 +186,7 @@ func (w *workloadTPCC) Metric() result.Metric {
 }
 
 func (w *workloadTPCC) Hooks() workload.Hooks {
-	return workload.Hooks{Validate: w.validate, Check: w.check}
+	return workload.Hooks{Validate: w.validate, Check: w.check, Preflight: w.preflight}
 }
 
 // validate finds the tables and the warehouse count of the data.
@@ -378,4 +380,18 @@ func (r *tpccRun) Final(f *measure.Final) (map[string]float64, map[string]string
 		return map[string]float64{"tpmTotal": s.TpmTotal}, map[string]string{"efficiency": EfficiencyWithoutWait}
 	}
 	return map[string]float64{"tpmTotal": s.TpmTotal, "efficiency": s.Efficiency}, nil
+}
+
+// preparedPerTerminal is how many statements a terminal prepares at most.
+const preparedPerTerminal = 42
+
+// preflight warns when the terminals' prepared statements exceed the
+// server's max_prepared_stmt_count: the rest fail.
+func (w *workloadTPCC) preflight(srv workload.Server, threads int) []string {
+	max, err := strconv.Atoi(srv.Variables["max_prepared_stmt_count"])
+	if need := threads * preparedPerTerminal; err == nil && need > max {
+		return []string{fmt.Sprintf("%d terminals prepare up to %d statements and the server's max_prepared_stmt_count is %d: raise it (SET GLOBAL max_prepared_stmt_count = %d) or run fewer threads",
+			threads, need, max, need+100)}
+	}
+	return nil
 }

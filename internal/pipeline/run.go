@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
-	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
@@ -143,10 +141,9 @@ func (c *clientWatch) end(lim health.Limits) health.Health {
 // clientBound says on stderr that a run's figures measure the client: one
 // line, to a person only when the workload's output is a peer tool's.
 func (p *Pipeline) clientBound(r *Run, h health.Health) {
-	if !h.ClientBound || r.Spec.PeerOutput && !term.Is(p.warn) && p.verbosity < 4 {
-		return
+	if h.ClientBound {
+		p.note("client-bound: " + h.ClientBoundWhy + ": these figures measure the client as much as the server (more client CPUs, or fewer threads)")
 	}
-	fmt.Fprintf(p.warn, "oltpbench: client-bound: %s: these figures measure the client as much as the server (more client CPUs, or fewer threads)\n", h.ClientBoundWhy)
 }
 
 // newResult is the result as the run starts: what ran, where, on what.
@@ -179,13 +176,16 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 		s.closes = append(s.closes, func() { afterOwn(ctx, pool, res) })
 		return s, nil
 	}
+	if err := p.preflight(ctx, r); err != nil {
+		return nil, err
+	}
 	pool, err := conn.Dial(ctx, r.Conn, threads)
 	if err != nil {
 		return nil, err
 	}
 	s.cn, s.dialer = pool, pool
 	s.closes = append(s.closes, func() { pool.Close() })
-	if v := p.w.Hooks().Validate; v != nil {
+	if v := p.w.Hooks().Validate; v != nil && !p.f.skipDatasetCheck {
 		if err := v(ctx, pool.DB(0), r.Conn.DB); err != nil {
 			s.close()
 			return nil, err
@@ -193,6 +193,7 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 	}
 	res.Server = conn.ServerInfo(ctx, pool)
 	s.record = readRecord(ctx, pool, res)
+
 	if r.Extra.Own && r.Extra.N > 0 {
 		extraCo := r.Extra.Conn
 		extraCo.NetIO = r.Conn.NetIO

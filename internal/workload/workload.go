@@ -62,6 +62,11 @@ type Spec struct {
 	// take the runner's.
 	RateQueue int
 	QueueFull string
+	// RangeKeys are the dataset figures (Dataset.Meta keys, flags with '-'
+	// for '_') that bound what a run reads: a run asking for more than the
+	// dataset on the server holds cannot be right (sysbench's tables and
+	// table_size, TPC-C's warehouses).
+	RangeKeys []string
 	// PeerOutput: the workload's output is a peer tool's, line for line
 	// (sysbench's): oltpbench's own notes about a run (client-bound) go to
 	// a person only, as a Message's hint does.
@@ -152,6 +157,10 @@ type Hooks struct {
 	// server: a cleanup that did not (a script's cleanup that sends no
 	// SQL) leaves the dataset record alone and needs no server.
 	Connected func() bool
+	// Preflight returns the workload's own warnings about a run before it
+	// starts (a setting of the server's that makes it measure something
+	// else), given the server's version, its variables and the threads.
+	Preflight func(server Server, threads int) []string
 	// Extra declares threads of a second kind beside the level's
 	// --threads (CH-benCHmark's analytical streams), from the run's
 	// connection options; the run gets them in RunConfig.Extra.
@@ -172,6 +181,13 @@ type Hooks struct {
 	// FlagError words errors of option parsing (args as given, out for
 	// what comes before the error).
 	FlagError func(err error, args []string, out io.Writer) error
+}
+
+// Server is what a preflight check knows of the server.
+type Server struct {
+	Version   string
+	TiDB      bool
+	Variables map[string]string // @@name -> value, of those read (max_prepared_stmt_count, max_connections)
 }
 
 // ExtraThreads are N threads beside the level's, with IDs from the level's
@@ -276,6 +292,9 @@ func resolve(s Spec) Spec {
 	}
 	if s.Outputs == nil {
 		s.Outputs = b.Outputs
+	}
+	if s.RangeKeys == nil {
+		s.RangeKeys = b.RangeKeys
 	}
 	return s
 }

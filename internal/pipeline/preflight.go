@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/term"
+	"github.com/oltpbench/oltpbench/internal/workload"
+	"github.com/oltpbench/oltpbench/loader"
+)
+
+// preflight checks a run against its dataset and server before it starts:
+// one line each that names the fix, a warning unless the run cannot be
+// right (it asks for rows the dataset does not have: --skip-dataset-check
+// overrules).
+// It reads the server on a connection of its own, before the run's are
+// opened: a run that opens more than max_connections hears why first.
+func (p *Pipeline) preflight(ctx context.Context, r *Run) error {
+	pool, err := conn.Dial(ctx, r.Conn, 1)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	db := pool.DB(0)
+	rec, _ := loader.ReadDataset(ctx, db)
+	var warnings []string
+	if !p.f.skipDatasetCheck {
+		if warnings, err = p.checkRange(r, rec); err != nil {
+			return err
+		}
+	}
+	var version string
+	db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version)
+	srv := workload.Server{Version: version, TiDB: conn.IsTiDB(version), Variables: map[string]string{}}
+	for _, v := range []string{"max_connections", "max_prepared_stmt_count"} {
+		var val string
+		if db.QueryRowContext(ctx, "SELECT @@"+v).Scan(&val) == nil {
+			srv.Variables[v] = val
+		}
+	}
+	conns := r.Threads + r.Extra.N
+	if n, err := strconv.Atoi(srv.Variables["max_connections"]); err == nil && conns > n {
+		warnings = append(warnings, fmt.Sprintf("the run opens %d connections and the server's max_connections is %d: raise it (SET GLOBAL max_connections = %d) or run fewer threads", conns, n, conns+10))
+	}
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && uint64(conns)+64 > lim.Cur {
+		warnings = append(warnings, fmt.Sprintf("the run opens %d connections and this process may open %d files: raise the limit (ulimit -n %d)", conns, lim.Cur, conns+1024))
+	}
+	if len(rec) > 0 && rec["state"] == "complete" && rec["analyzed"] == "" {
+		warnings = append(warnings, "the dataset was not ANALYZEd since its load: the server plans from guesses; prepare with --analyze=on, or a plan's warmup analyze = true")
+	}
+	if f := p.w.Hooks().Preflight; f != nil {
+		warnings = append(warnings, f(srv, r.Threads)...)
+	}
+	for _, w := range warnings {
+		p.note("warning: " + w)
+	}
+	return nil
+}
+
+// checkRange compares the figures that bound what the run reads with the
+// dataset's record: more than the dataset holds is an error, less a
+// warning.
+func (p *Pipeline) checkRange(r *Run, rec map[string]string) (warnings []string, err error) {
+	meta := r.Workload.Dataset().Meta
+	for _, k := range r.Spec.RangeKeys {
+		run, err1 := strconv.ParseInt(meta[k], 10, 64)
+		have, err2 := strconv.ParseInt(rec[k], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		flag := "--" + strings.ReplaceAll(k, "_", "-")
+		switch {
+		case run > have:
+			return nil, fmt.Errorf("%s=%d but the dataset in %s has %s=%d: the run would read rows that are not there; run with %s=%d, prepare a larger dataset, or give --skip-dataset-check",
+				flag, run, r.Conn.DB, k, have, flag, have)
+		case run < have:
+			warnings = append(warnings, fmt.Sprintf("%s=%d reads part of the dataset in %s (%s=%d): its results compare only with runs on the same part", flag, run, r.Conn.DB, k, have))
+		}
+	}
+	return warnings, nil
+}
+
+// note is one line of oltpbench's own on stderr: to a person only when the
+// workload's output is a peer tool's (sysbench's).
+func (p *Pipeline) note(line string) {
+	if p.spec.PeerOutput && !term.Is(p.warn) && p.verbosity < 4 {
+		return
+	}
+	fmt.Fprintln(p.warn, "oltpbench: "+line)
+}
