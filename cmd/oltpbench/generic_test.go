@@ -19,7 +19,7 @@ import (
 // genericPackages know workloads only through the contract.
 var genericPackages = []string{"internal/runner", "internal/result", "internal/compare", "internal/workload",
 	"internal/hist", "internal/plan", "internal/measure", "internal/worker", "internal/dataset", "internal/random",
-	"internal/slo", "internal/metrics", "internal/cells", "internal/pipeline", "loader"}
+	"internal/slo", "internal/metrics", "internal/cells", "internal/pipeline", "internal/health", "loader"}
 
 // workloadWords are what a generic package must not name: every registered
 // workload, its results' operations, its metric and figures, its tables and
