@@ -395,3 +395,54 @@ func TestTPCCResponseTimeConstraint(t *testing.T) {
 		t.Errorf("Delivery held 6.5 s at a time: %v\n%s", m, r.stdout)
 	}
 }
+
+// TestTPCCAgedDataset: every result records its dataset's tables at the
+// start and end of the run (orders and new orders exact) and the runs the
+// dataset saw since its load; a second "version" run after ten more TPC-C
+// runs started on more orders, and report compare warns naming the table.
+func TestTPCCAgedDataset(t *testing.T) {
+	needServer(t)
+	db := "tpcc_aged"
+	freshDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	dir := t.TempDir()
+	v1, v2 := filepath.Join(dir, "v1.json"), filepath.Join(dir, "v2.json")
+	mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=4", "--time=2", "--result-file="+v1), "v1")
+	for i := 0; i < 10; i++ {
+		mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=4", "--time=2"), "an aging run")
+	}
+	mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=4", "--time=2", "--result-file="+v2), "v2")
+	a, err := result.Read(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := result.Read(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.DatasetState == nil || b.DatasetState == nil || a.DatasetState.Runs != 0 || b.DatasetState.Runs != 11 || b.DatasetState.Events <= a.Totals["events"] {
+		t.Fatalf("dataset states %+v, %+v", a.DatasetState, b.DatasetState)
+	}
+	rows := func(ts []result.TableState, name string) (int64, bool) {
+		for _, x := range ts {
+			if x.Name == name {
+				return x.Rows, x.Exact
+			}
+		}
+		return -1, false
+	}
+	if start, exact := rows(a.DatasetState.Start, "orders"); start != 30000 || !exact {
+		t.Errorf("a fresh dataset's orders: %d (exact %v), want 30000", start, exact)
+	}
+	// New-Orders that rolled back (1%) made no order.
+	if end, _ := rows(a.DatasetState.End, "orders"); end > 30000+a.Ops[0].Count || float64(end) < 30000+0.97*float64(a.Ops[0].Count) {
+		t.Errorf("orders at v1's end %d, want 30000 + its %d New-Orders less the rolled back", end, a.Ops[0].Count)
+	}
+	r := inProcess("report", "compare", v1, v2, "--names=v1,v2")
+	if !regexp.MustCompile(`v2's cell started on a dataset with .*\d+% more rows in orders \(\d+ against 30000\)`).MatchString(r.stdout + r.stderr) {
+		t.Errorf("no warning of the aged dataset:\n%s%s", r.stdout, r.stderr)
+	}
+	if r := inProcess("report", "show", v2); !strings.Contains(r.stdout, "dataset state: 11 runs and ") {
+		t.Errorf("report show:\n%s", r.stdout)
+	}
+}

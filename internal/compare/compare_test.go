@@ -441,3 +441,24 @@ func TestClientBound(t *testing.T) {
 		t.Errorf("fail-on counting client-bound cells: %v", bad)
 	}
 }
+
+// TestDatasetStateDrift: versions whose cells started on datasets more
+// than 10% apart in a table's rows are warned of, naming the table.
+func TestDatasetStateDrift(t *testing.T) {
+	state := func(orders int64) *result.DatasetState {
+		return &result.DatasetState{Start: []result.TableState{{Name: "orders", Rows: orders, Exact: true}, {Name: "item", Rows: 100000}}}
+	}
+	for _, c := range []struct {
+		v2   int64
+		warn bool
+	}{{30996, false}, {33000, false}, {36582, true}} {
+		a := fixture(t, "tpcc", "v1", 16, 1000, 2)
+		b := fixture(t, "tpcc", "v2", 16, 1000, 2)
+		a.DatasetState, b.DatasetState = state(30996), state(c.v2)
+		rep := New([]Version{{"v1", []*result.Result{a}}, {"v2", []*result.Result{b}}}, describe)
+		got := strings.Join(rep.Tables[0].Warnings, "\n")
+		if want := "16 threads: v2's cell started on a dataset with 18% more rows in orders (36582 against 30996) than v1's"; c.warn != strings.Contains(got, want) || !c.warn && got != "" {
+			t.Errorf("orders %d -> %d: warnings %q", 30996, c.v2, got)
+		}
+	}
+}

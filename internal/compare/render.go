@@ -823,6 +823,21 @@ func Show(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(w, "%-*s %-24s %-12s %10d %9.2f\n", width, cmp.Or(e.Op, "-"), e.Code, e.Outcome, e.Count, float64(e.Count)/max(r.Seconds, 1e-9))
 		}
 	}
+	if st := r.DatasetState; st != nil {
+		end := map[string]result.TableState{}
+		for _, t := range st.End {
+			end[t.Name] = t
+		}
+		fmt.Fprintf(w, "dataset state: %d runs and %d events since its load; rows at the start -> end", st.Runs, st.Events)
+		for _, t := range st.Start {
+			est := ""
+			if !t.Exact {
+				est = "~"
+			}
+			fmt.Fprintf(w, ", %s %s%d -> %d", t.Name, est, t.Rows, end[t.Name].Rows)
+		}
+		fmt.Fprintln(w, " (~ the server's estimate)")
+	}
 	if len(r.Dataset) > 0 {
 		fmt.Fprintf(w, "dataset:")
 		for _, k := range sortedKeys(r.Dataset) {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
@@ -57,6 +58,7 @@ func (p *Pipeline) Describe(co conn.Options, c *cells.Cell, threads int) (*Run, 
 
 // session is what Measure opened for a run; close releases it.
 type session struct {
+	pool   *conn.Pool // the run's, when the pipeline opened it
 	cn     runner.Connector
 	dialer conn.Dialer
 	record map[string]string // the dataset record on the server
@@ -104,6 +106,9 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	}
 	h := client.end(p.f.limits())
 	res.ClientHealth = &h
+	if !fin.Interrupted {
+		p.endState(ctx, s, res, fin.Counts.Get(measure.Events))
+	}
 	if err := p.finish(r, wr, res, fin, ops, live); err != nil {
 		return nil, err
 	}
@@ -183,7 +188,7 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 	if err != nil {
 		return nil, err
 	}
-	s.cn, s.dialer = pool, pool
+	s.cn, s.dialer, s.pool = pool, pool, pool
 	s.closes = append(s.closes, func() { pool.Close() })
 	if v := p.w.Hooks().Validate; v != nil && !p.f.skipDatasetCheck {
 		if err := v(ctx, pool.DB(0), r.Conn.DB); err != nil {
@@ -193,7 +198,7 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 	}
 	res.Server = conn.ServerInfo(ctx, pool)
 	s.record = readRecord(ctx, pool, res)
-
+	res.DatasetState = p.startState(ctx, pool, s.record)
 	if r.Extra.Own && r.Extra.N > 0 {
 		extraCo := r.Extra.Conn
 		extraCo.NetIO = r.Conn.NetIO
@@ -220,13 +225,57 @@ func afterOwn(ctx context.Context, pool *conn.Pool, res *result.Result) {
 	pool.Close()
 }
 
-// readRecord reads the dataset's record into the result's dataset figures.
+// readRecord reads the dataset's record into the result's dataset figures
+// (what the dataset was made with; not what runs wrote since).
 func readRecord(ctx context.Context, pool *conn.Pool, res *result.Result) map[string]string {
 	rec, _ := loader.ReadDataset(ctx, pool.DB(0))
 	for k, v := range rec {
-		res.Dataset[k] = v
+		if !loader.RunKeys[k] {
+			res.Dataset[k] = v
+		}
 	}
 	return rec
+}
+
+// startState is the dataset as the run finds it: its tables' sizes, and
+// how much it was run on since its load; nil for a dataset of no tables
+// (a script's own).
+func (p *Pipeline) startState(ctx context.Context, pool *conn.Pool, rec map[string]string) *result.DatasetState {
+	tables := p.tableState(ctx, pool)
+	if tables == nil {
+		return nil
+	}
+	st := &result.DatasetState{Start: tables}
+	st.Runs, _ = strconv.ParseInt(rec["runs_since_load"], 10, 64)
+	st.Events, _ = strconv.ParseInt(rec["events_since_load"], 10, 64)
+	return st
+}
+
+// tableState is the dataset's tables' sizes now.
+func (p *Pipeline) tableState(ctx context.Context, pool *conn.Pool) []result.TableState {
+	ds := p.w.Dataset()
+	if len(ds.Tables) == 0 {
+		return nil
+	}
+	var exact map[string]int64
+	if f := p.w.Hooks().ExactRows; f != nil {
+		exact = f(ctx, pool.DB(0))
+	}
+	st, err := loader.State(ctx, pool.DB(0), ds, exact)
+	if err != nil || len(st) == 0 {
+		return nil
+	}
+	return st
+}
+
+// endState completes the dataset's state at the run's end and counts the
+// run in the dataset's record.
+func (p *Pipeline) endState(ctx context.Context, s *session, res *result.Result, events int64) {
+	if s.pool == nil || res.DatasetState == nil {
+		return
+	}
+	res.DatasetState.End = p.tableState(ctx, s.pool)
+	loader.CountRun(ctx, s.pool.DB(0), events)
 }
 
 // runnerConfig is the runner's view of the run.

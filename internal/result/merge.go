@@ -329,3 +329,43 @@ func mergeErrors(rs []*Result) []ErrorCount {
 	}
 	return out
 }
+
+// StateDrift is the share by which two runs' datasets may differ in a
+// table's rows at their start before a comparison of them warns.
+const StateDrift = 0.10
+
+// StateDiff lists the tables whose rows at the start of run b differ from
+// run a's by more than StateDrift: "18% more rows in orders (36,582 against
+// 30,996)".
+func StateDiff(a, b *Result) []string {
+	if a == nil || b == nil || a.DatasetState == nil || b.DatasetState == nil {
+		return nil
+	}
+	have := map[string]int64{}
+	for _, t := range a.DatasetState.Start {
+		have[t.Name] = t.Rows
+	}
+	var d []string
+	for _, t := range b.DatasetState.Start {
+		x, ok := have[t.Name]
+		if !ok || x <= 0 {
+			continue
+		}
+		ratio := float64(t.Rows)/float64(x) - 1
+		if ratio > StateDrift || ratio < -StateDrift {
+			more := "more"
+			if ratio < 0 {
+				more = "fewer"
+			}
+			d = append(d, fmt.Sprintf("%.0f%% %s rows in %s (%d against %d)", 100*abs(ratio), more, t.Name, t.Rows, x))
+		}
+	}
+	return d
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -59,6 +59,9 @@ type Result struct {
 	// ClientHealth is the client over the measured window: a client-bound
 	// run's figures measure the client as much as the server.
 	ClientHealth *ClientHealth `json:"client_health,omitempty"`
+	// DatasetState is the dataset's tables at the run's start and end, and
+	// how much it was run on since its load.
+	DatasetState *DatasetState `json:"dataset_state,omitempty"`
 }
 
 // ClientHealth is the benchmark client over a window (internal/health).
@@ -343,3 +346,24 @@ func Format1(up func(r *Result) bool) { format1Upgrades = append(format1Upgrades
 // QPS is the metric of statement-counting workloads: reads, writes and
 // other statements per second.
 var QPS = Metric{Name: "QPS", Unit: "queries per second", Counters: []string{"reads", "writes", "others"}, PerSeconds: 1}
+
+// DatasetState is the dataset as a run found it at the start and the end of
+// its measured window, and how much it had been run on since its load.
+type DatasetState struct {
+	Start []TableState `json:"start"`
+	End   []TableState `json:"end"`
+	// Runs and Events are the runs and events the dataset had seen since it
+	// was loaded, before this run (from its record).
+	Runs   int64 `json:"runs_since_load"`
+	Events int64 `json:"events_since_load"`
+}
+
+// TableState is one table's size: its rows (Exact false: the server's
+// estimate), data and index bytes (the server's figures).
+type TableState struct {
+	Name       string `json:"name"`
+	Rows       int64  `json:"rows"`
+	Exact      bool   `json:"exact,omitempty"`
+	DataBytes  int64  `json:"data_bytes"`
+	IndexBytes int64  `json:"index_bytes"`
+}

@@ -157,6 +157,10 @@ type Hooks struct {
 	// server: a cleanup that did not (a script's cleanup that sends no
 	// SQL) leaves the dataset record alone and needs no server.
 	Connected func() bool
+	// ExactRows are the tables' row counts the workload can give exactly
+	// and cheaply (TPC-C's orders from its district counters); the others
+	// are the server's estimates.
+	ExactRows func(ctx context.Context, db *sql.DB) map[string]int64
 	// Preflight returns the workload's own warnings about a run before it
 	// starts (a setting of the server's that makes it measure something
 	// else), given the server's version, its variables and the threads.
