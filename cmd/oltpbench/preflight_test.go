@@ -28,7 +28,7 @@ func TestPreflight(t *testing.T) {
 		t.Errorf("a smaller --table-size: %s", r.stderr)
 	}
 	// More than the dataset: refused, unless --skip-dataset-check.
-	if r := sb(t, db, "oltp_read_write", "--tables=2", "--table-size=1000", "--time=1", "run"); r.code == 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "--tables=2") {
+	if r := sb(t, db, "oltp_read_write", "--tables=2", "--table-size=1000", "--time=1", "run"); r.code == 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "sbtest2 missing") {
 		t.Errorf("--tables=2 on one table: exit %d, %q", r.code, r.stderr)
 	}
 	if r := sb(t, db, "oltp_point_select", "--tables=1", "--table-size=5000", "--time=1", "--skip-dataset-check", "run"); r.code != 0 {

@@ -29,11 +29,6 @@ func (p *Pipeline) preflight(ctx context.Context, r *Run) error {
 	db := pool.DB(0)
 	rec, _ := loader.ReadDataset(ctx, db)
 	var warnings []string
-	if !p.f.skipDatasetCheck {
-		if warnings, err = p.checkRange(r, rec); err != nil {
-			return err
-		}
-	}
 	var version string
 	db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version)
 	srv := workload.Server{Version: version, TiDB: conn.IsTiDB(version), Variables: map[string]string{}}
@@ -61,6 +56,26 @@ func (p *Pipeline) preflight(ctx context.Context, r *Run) error {
 		p.note("warning: " + w)
 	}
 	return nil
+}
+
+// datasetCheck is the run against its dataset once connected: the
+// workload's own check (Validate: its tables are there, its sizes fit),
+// then the figures that bound what the run reads against the dataset's
+// record; --skip-dataset-check skips both.
+func (p *Pipeline) datasetCheck(ctx context.Context, r *Run, pool *conn.Pool, rec map[string]string) error {
+	if p.f.skipDatasetCheck {
+		return nil
+	}
+	if v := p.w.Hooks().Validate; v != nil {
+		if err := v(ctx, pool.DB(0), r.Conn.DB); err != nil {
+			return err
+		}
+	}
+	warnings, err := p.checkRange(r, rec)
+	for _, w := range warnings {
+		p.note("warning: " + w)
+	}
+	return err
 }
 
 // checkRange compares the figures that bound what the run reads with the

@@ -190,14 +190,12 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 	}
 	s.cn, s.dialer, s.pool = pool, pool, pool
 	s.closes = append(s.closes, func() { pool.Close() })
-	if v := p.w.Hooks().Validate; v != nil && !p.f.skipDatasetCheck {
-		if err := v(ctx, pool.DB(0), r.Conn.DB); err != nil {
-			s.close()
-			return nil, err
-		}
-	}
 	res.Server = conn.ServerInfo(ctx, pool)
 	s.record = readRecord(ctx, pool, res)
+	if err := p.datasetCheck(ctx, r, pool, s.record); err != nil {
+		s.close()
+		return nil, err
+	}
 	res.DatasetState = p.startState(ctx, pool, s.record)
 	if r.Extra.Own && r.Extra.N > 0 {
 		extraCo := r.Extra.Conn
