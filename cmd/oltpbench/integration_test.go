@@ -383,29 +383,38 @@ func TestCompatibleWithSysbench(t *testing.T) {
 // A server restart in the middle of a run: threads reconnect, the run
 // finishes, reports the reconnects and exits 0.
 func TestServerRestartMidRun(t *testing.T) {
+	so, _ := runThroughRestart(t, "restart", "oltp_read_write", "--tables=2", "--table-size=5000", "--time=12")
+	m := checkReport(t, so)
+	if rc, _ := strconv.Atoi(m[11]); rc < 8 {
+		t.Errorf("reconnects %d, want at least one per thread:\n%s", rc, so)
+	}
+	if !regexp.MustCompile(`reconn/s: [1-9]`).MatchString(so) {
+		t.Errorf("no interval shows reconnects:\n%s", so)
+	}
+}
+
+// runThroughRestart prepares db (tables and table-size from size), runs
+// test at 8 threads for the time given with one-second reports, and
+// restarts the server after two seconds; it returns the run's stdout and
+// its result file. It skips without scripts/test.sh's server.
+func runThroughRestart(t *testing.T, db, test string, size ...string) (stdout, resultFile string) {
+	t.Helper()
 	needServer(t)
 	scripts, dir := os.Getenv("OLTPBENCH_TEST_SCRIPTS"), os.Getenv("OLTPBENCH_TEST_DIR")
 	if scripts == "" || dir == "" {
 		t.Skip("needs scripts/test.sh's server")
 	}
-	db := "restart"
 	freshDB(t, db)
-	mustOK(t, sb(t, db, "oltp_common", "prepare", "--tables=2", "--table-size=5000"), "prepare")
+	mustOK(t, sb(t, db, append([]string{"oltp_common", "prepare"}, size[:2]...)...), "prepare")
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd, so, se := startBackground(t, append([]string{"sysbench", "oltp_read_write", "run", "--threads=8", "--time=12", "--report-interval=1",
-		"--tables=2", "--table-size=5000", "--result-file=" + out}, connArgs(db)...)...)
+	cmd, so, se := startBackground(t, append(append([]string{"sysbench", test, "run", "--threads=8", "--report-interval=1", "--result-file=" + out},
+		size...), connArgs(db)...)...)
 	waitFor(t, so, "[ 2s ]")
 	restartServer(t, scripts, dir)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("run failed after restart: %v\n%s\n%s", err, se.String(), so.String())
 	}
-	m := checkReport(t, so.String())
-	if rc, _ := strconv.Atoi(m[11]); rc < 8 {
-		t.Errorf("reconnects %d, want at least one per thread:\n%s", rc, so.String())
-	}
-	if !regexp.MustCompile(`reconn/s: [1-9]`).MatchString(so.String()) {
-		t.Errorf("no interval shows reconnects:\n%s", so.String())
-	}
+	return so.String(), out
 }
 
 // startBackground starts the binary and returns its stdout and stderr buffers.
@@ -640,22 +649,7 @@ func TestNetIOModels(t *testing.T) {
 // connections (2013, reconnected) apart, summing to its totals, and
 // report show lists them.
 func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
-	needServer(t)
-	scripts, dir := os.Getenv("OLTPBENCH_TEST_SCRIPTS"), os.Getenv("OLTPBENCH_TEST_DIR")
-	if scripts == "" || dir == "" {
-		t.Skip("needs scripts/test.sh's server")
-	}
-	db := "errcodes"
-	freshDB(t, db)
-	mustOK(t, sb(t, db, "oltp_common", "prepare", "--tables=1", "--table-size=10"), "prepare")
-	out := filepath.Join(t.TempDir(), "r.json")
-	cmd, so, se := startBackground(t, append([]string{"sysbench", "oltp_write_only", "run", "--threads=8", "--time=8", "--report-interval=1",
-		"--tables=1", "--table-size=10", "--result-file=" + out}, connArgs(db)...)...)
-	waitFor(t, so, "[ 2s ]")
-	restartServer(t, scripts, dir)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("run failed after restart: %v\n%s\n%s", err, se.String(), so.String())
-	}
+	so, out := runThroughRestart(t, "errcodes", "oltp_write_only", "--tables=1", "--table-size=10", "--time=8")
 	res, err := result.Read(out)
 	if err != nil {
 		t.Fatal(err)
@@ -671,7 +665,7 @@ func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
 		}
 	}
 	if by["deadlocks"] == 0 || by["lost"] == 0 {
-		t.Errorf("deadlocks %d, lost connections %d: %+v\n%s", by["deadlocks"], by["lost"], res.Errors, so.String())
+		t.Errorf("deadlocks %d, lost connections %d: %+v\n%s", by["deadlocks"], by["lost"], res.Errors, so)
 	}
 	if by["ignored"] != res.Totals["errors"] || by["reconnected"] != res.Totals["reconnects"] {
 		t.Errorf("breakdown %v, totals errors %d reconnects %d", by, res.Totals["errors"], res.Totals["reconnects"])
