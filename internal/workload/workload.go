@@ -63,9 +63,9 @@ type Spec struct {
 	RateQueue int
 	QueueFull string
 	// RangeKeys are the dataset figures (Dataset.Meta keys, flags with '-'
-	// for '_') that bound what a run reads: a run asking for more than the
-	// dataset on the server holds cannot be right (sysbench's tables and
-	// table_size, TPC-C's warehouses).
+	// for '_') that bound what a run reads (sysbench's tables and
+	// table_size, TPC-C's warehouses): a run on less than the dataset's is
+	// warned of; more is the workload's Validate to refuse.
 	RangeKeys []string
 	// PeerOutput: the workload's output is a peer tool's, line for line
 	// (sysbench's): oltpbench's own notes about a run (client-bound) go to
