@@ -419,3 +419,31 @@ func TestMySQLUserDefault(t *testing.T) {
 		t.Errorf("a sysbench run's user is not sbtest: %s", b)
 	}
 }
+
+// TestClientBoundOptions: the client-bound limits are options: at 0 they
+// never call a run client-bound, and a limit any run reaches always does
+// (a dry run needs no server).
+func TestClientBoundOptions(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args  []string
+		bound bool
+	}{
+		{[]string{"--client-bound-cpu=0", "--client-bound-sched-latency=0"}, false},
+		{[]string{"--client-bound-cpu=0.001", "--client-bound-sched-latency=0"}, true},
+		{[]string{"--client-bound-cpu=0", "--client-bound-sched-latency=1ns"}, true},
+	} {
+		f := filepath.Join(dir, "r.json")
+		args := append([]string{"sysbench", "oltp_point_select", "--mysql-dry-run", "--threads=4", "--time=1", "--result-file=" + f}, c.args...)
+		if r := inProcess(append(args, "run")...); r.code != 0 {
+			t.Fatalf("%v: exit %d %s", c.args, r.code, r.stderr)
+		}
+		res, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h := res.ClientHealth; h == nil || h.ClientBound != c.bound {
+			t.Errorf("%v: client health %+v, want bound %v", c.args, res.ClientHealth, c.bound)
+		}
+	}
+}
