@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,4 +174,36 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
 	c.n += int64(n)
 	return n, err
+}
+
+// EnsureCSV makes the folder o.Dir hold ds's CSV files for database db,
+// written once: files found there are checked to be ds's (workload, seed,
+// options), a write found cut is finished, and an empty folder is written.
+// It says on out which it did.
+func EnsureCSV(ctx context.Context, db string, ds Dataset, o Options, out io.Writer) error {
+	st, err := OpenStore(o.Dir, o.FileSize)
+	if err != nil {
+		return err
+	}
+	if st.Size(manifestFile(db)) >= 0 {
+		m, err := readManifestFile(st, manifestFile(db))
+		if err != nil {
+			return err
+		}
+		want := Manifest{Workload: ds.Workload, Seed: o.Seed, Meta: ds.Meta}
+		if m.Workload != want.Workload || m.Seed != want.Seed || !maps.Equal(m.Meta, want.Meta) {
+			return fmt.Errorf("the CSV files in %s are of another dataset (%s, seed %d, %v; this one: %s, seed %d, %v): remove them, or give another folder",
+				st.Location(), m.Workload, m.Seed, m.Meta, want.Workload, want.Seed, want.Meta)
+		}
+		fmt.Fprintf(out, "CSV files: %s holds this dataset's\n", st.Location())
+		return nil
+	}
+	fmt.Fprintf(out, "CSV files: writing this dataset's to %s (once)\n", st.Location())
+	o.Resume, o.Shard, o.Shards = true, 0, 0 // finish a cut write, or start one
+	m, err := WriteCSV(ctx, db, ds, o)
+	if err != nil {
+		return err
+	}
+	m.Summary(out)
+	return nil
 }

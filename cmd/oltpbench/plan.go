@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -68,7 +69,11 @@ func planCommand() *cobra.Command {
 			ctx, stop := interruptible()
 			defer stop()
 			pr := &planRunner{p: p, extra: extra, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), exp: exp}
-			return plan.Run(ctx, p, cs, resultDir, pr.out, plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Progress: pr.progress})
+			rh, err := pr.resetHooks()
+			if err != nil {
+				return err
+			}
+			return plan.Run(ctx, p, cs, resultDir, pr.out, plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Progress: pr.progress, Reset: rh})
 		},
 	}
 	runCmd.Flags().Float64Var(&scale, "scale", 0, "multiply the plan's durations and scaled sizes by this (0: the plan's own scale)")
@@ -86,6 +91,13 @@ func loadPlan(path string, scale float64) (*plan.Plan, []*cells.Cell, error) {
 		known[s.Name] = s.Args
 	}
 	return plan.Load(path, scale, known, pipeline.TimingFlags, func(args []string, command string) error {
+		if command == "reimport" {
+			p, err := pipeline.Configure(args, "prepare")
+			if err == nil && len(p.Workload().Dataset().Tables) == 0 {
+				err = fmt.Errorf("%s makes its own dataset", args[0])
+			}
+			return err
+		}
 		p, err := pipeline.Configure(args, command)
 		if err == nil && command == "prewarm" && !slices.Contains(p.Commands(), "prewarm") {
 			err = fmt.Errorf("%s has no prewarm", args[0])
@@ -156,17 +168,65 @@ func (pr *planRunner) dataset(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return loader.EnsureDataset(ctx, co, p.Workload().Dataset(), "the plan", pr.out, func(resume bool) error {
-		if _, err := p.Front(append(p.Args(), "prepare")); err != nil {
-			return err
-		}
-		return p.Prepare(ctx, co, resume)
-	}, func(command string) error { return p.OwnCommand(ctx, command, co) })
+	return p.Ensure(ctx, co, "the plan")
 }
 
-func (pr *planRunner) warmup(ctx context.Context) error {
+// resetHooks are the steps' resets' parts: the dataset remade and checked
+// through its workload's pipeline, a command's connection.
+func (pr *planRunner) resetHooks() (plan.ResetHooks, error) {
+	_, co, err := pr.command(pr.p.DatasetArgs(true), "prepare", false, io.Discard)
+	if err != nil {
+		return plan.ResetHooks{}, err
+	}
+	return plan.ResetHooks{
+		Remake: func(ctx context.Context, kind, from string, out io.Writer) error {
+			p, co, err := pr.command(pr.p.DatasetArgs(true), "prepare", false, out)
+			if err != nil {
+				return err
+			}
+			if kind == plan.ResetReimport {
+				return p.Reimport(ctx, co, from, "the plan")
+			}
+			return p.Reload(ctx, co, "the plan")
+		},
+		Fresh: func(ctx context.Context) (string, error) {
+			p, co, err := pr.command(pr.p.DatasetArgs(true), "prepare", false, io.Discard)
+			if err != nil {
+				return "", err
+			}
+			return p.Fresh(ctx, co, "the plan")
+		},
+		Env: commandEnv(co),
+	}, nil
+}
+
+// commandEnv is a reset command's connection: OLTPBENCH_MYSQL_* (the first
+// host, port and socket), the password as MYSQL_PWD (which MySQL's and
+// MariaDB's clients read), and this binary as OLTPBENCH.
+func commandEnv(co conn.Options) []string {
+	env := []string{"OLTPBENCH_MYSQL_USER=" + co.User, "OLTPBENCH_MYSQL_DB=" + co.DB}
+	if len(co.Hosts) > 0 {
+		env = append(env, "OLTPBENCH_MYSQL_HOST="+co.Hosts[0])
+	}
+	if len(co.Ports) > 0 {
+		env = append(env, fmt.Sprintf("OLTPBENCH_MYSQL_PORT=%d", co.Ports[0]))
+	}
+	if len(co.Sockets) > 0 {
+		env = append(env, "OLTPBENCH_MYSQL_SOCKET="+co.Sockets[0])
+	}
+	if co.Password != "" {
+		env = append(env, "MYSQL_PWD="+co.Password)
+	}
+	if self, err := os.Executable(); err == nil {
+		env = append(env, "OLTPBENCH="+self)
+	}
+	return env
+}
+
+// warmup is the plan's warm-up, its lines on out.
+func (pr *planRunner) warmup(ctx context.Context, out io.Writer) error {
 	if pr.p.Warmup.Prewarm {
-		p, co, err := pr.command(pr.p.DatasetArgs(true), "prewarm", true, pr.out)
+		p, co, err := pr.command(pr.p.DatasetArgs(true), "prewarm", true, out)
 		if err != nil {
 			return err
 		}
@@ -186,6 +246,6 @@ func (pr *planRunner) warmup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(pr.out, "Warm-up: ANALYZE TABLE on %d tables in %s\n", n, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "Warm-up: ANALYZE TABLE on %d tables in %s\n", n, time.Since(start).Round(time.Millisecond))
 	return nil
 }

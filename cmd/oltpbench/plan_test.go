@@ -61,6 +61,17 @@ func TestPlanBad(t *testing.T) {
 		{"bad dataset option", strings.Replace(head, "tables = 1", "tables = \"many\"", 1), nil, `p.toml:3: [dataset]: `},
 		{"prewarm without one", "[dataset]\nworkload = \"tpcc\"\n[warmup]\nprewarm = true\n[[step]]\nthreads = [1]\ntime = \"1s\"\n", nil, `p.toml:4: tpcc has no prewarm: remove prewarm`},
 		{"a script not found", strings.Replace(head, "test = \"oltp_point_select\"", "name = \"lg\"\ntest = \"lua/nosuch.lua\"", 1), nil, `step "lg": cannot find script "lua/nosuch.lua"`},
+		{"unknown reset", head + "reset = \"restore\"\n", nil, `p.toml:8: step "oltp_point_select": reset = "restore": use "reload", "reimport" or "command"`},
+		{"reset key without reset", head + "reset_every = \"step\"\n", nil, `p.toml:8: step "oltp_point_select": reset_every applies to a reset: add reset = "reload", "reimport" or "command"`},
+		{"bad reset_every", head + "reset = \"reload\"\nreset_every = \"run\"\n", nil, `p.toml:9: step "oltp_point_select": reset_every = "run": use "cell" (before every run) or "step"`},
+		{"command without one", head + "reset = \"command\"\n", nil, `p.toml:8: step "oltp_point_select": reset = "command" needs reset_command = the command that restores the dataset`},
+		{"reimport without files", head + "reset = \"reimport\"\n", nil, `p.toml:8: step "oltp_point_select": reset = "reimport" needs reset_from = the folder (or s3:// URL) for the dataset's CSV files`},
+		{"reset_from of a reload", head + "reset = \"reload\"\nreset_from = \"csv\"\n", nil, `p.toml:9: step "oltp_point_select": reset_from applies to reset = "reimport"`},
+		{"bad reset_timeout", head + "reset = \"reload\"\nreset_timeout = \"soon\"\n", nil, `p.toml:9: step "oltp_point_select": reset_timeout = "soon": a duration like 30m`},
+		{"a password in reset_command", head + "reset = \"command\"\nreset_command = \"mysql --password=x < dump.sql\"\n", nil, `p.toml:9: step "oltp_point_select": keep secrets out of plans`},
+		{"keys in reset_from", head + "reset = \"reimport\"\nreset_from = \"s3://b/p?access-key=a&secret-access-key=b\"\n", nil, `p.toml:9: step "oltp_point_select": keep secrets out of plans (results keep a copy): leave the keys out of reset_from`},
+		{"reimport of a script's dataset", "[dataset]\nworkload = \"sysbench\"\n[[step]]\nname = \"lg\"\ntest = \"" + luaTestdata("restart.lua") + "\"\nthreads = [1]\ntime = \"1s\"\nreset = \"reimport\"\nreset_from = \"csv\"\n", nil,
+			`p.toml:8: step "lg": reset = "reimport" loads the CSV files of a dataset the loader makes, and this one is made by its workload's own prepare: use reset = "reload" or "command"`},
 		{"no result dir", head, []string{}, `plan run needs --result-dir DIR`},
 		{"options without --", head, []string{"--result-dir=" + os.TempDir(), "--mysql-port=1"}, `unknown option: --mysql-port`},
 		{"the plan's option after --", head, []string{"--result-dir=" + os.TempDir(), "--", "--threads=8"}, `--threads=8 after -- is the plan's to set`},
@@ -79,6 +90,12 @@ func TestPlanBad(t *testing.T) {
 			}
 		})
 	}
+}
+
+// luaTestdata is a script of testdata/lua, absolute.
+func luaTestdata(name string) string {
+	p, _ := filepath.Abs(filepath.Join("testdata", "lua", name))
+	return p
 }
 
 // TestPlanLock: two plan runs into one folder would run cells twice.

@@ -400,3 +400,30 @@ var readmeRuns = map[string]readmeEntry{
 		openDB(t, "").Exec("CREATE DATABASE sbtest")
 	}},
 }
+
+// TestREADMEPlans: every plan the README shows in a toml block is one that
+// plan show accepts; a block of steps only is checked under a TPC-C dataset.
+func TestREADMEPlans(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```toml\n(.*?)```").FindAllStringSubmatch(string(b), -1)
+	n := 0
+	for _, m := range blocks {
+		src := m[1]
+		if !strings.Contains(src, "[[step]]") {
+			continue
+		}
+		if !strings.Contains(src, "[dataset]") {
+			src = "[dataset]\nworkload = \"tpcc\"\n" + src
+		}
+		n++
+		if r := inProcess("plan", "show", writePlan(t, src)); r.code != 0 {
+			t.Errorf("README plan %d: exit %d: %s\n%s", n, r.code, r.stderr, src)
+		}
+	}
+	if n < 2 {
+		t.Errorf("found %d plans in the README's toml blocks", n)
+	}
+}

@@ -225,6 +225,9 @@ func (e *Executor) cell(ctx context.Context, c *Cell) error {
 	if err == nil && r == nil {
 		err = errors.New("the run returned no result")
 	}
+	if err != nil && ctx.Err() != nil && e.Plan { // Ctrl-C before the run reported (a plan's reset)
+		return e.interrupted(c, true)
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -838,6 +838,13 @@ func Show(w io.Writer, r *result.Result) error {
 		}
 		fmt.Fprintln(w, " (~ the server's estimate)")
 	}
+	if rs := r.Reset; rs != nil {
+		what := fmt.Sprintf("done in %.1f s", rs.Seconds)
+		if rs.Skipped != "" {
+			what = "skipped: " + rs.Skipped
+		}
+		fmt.Fprintf(w, "reset: %s before cell %d (every %s), %s, not measured; verified: %s\n", rs.Kind, rs.Cell, rs.Every, what, rs.Verified)
+	}
 	if len(r.Dataset) > 0 {
 		fmt.Fprintf(w, "dataset:")
 		for _, k := range sortedKeys(r.Dataset) {

@@ -161,12 +161,8 @@ func (p *Pipeline) Drive(ctx context.Context, command string, args []string) err
 	if err != nil {
 		return err
 	}
-	if h.Command != nil && command != "run" {
-		handled, err := h.Command(ctx, command, co, p.f.threads, p.out)
-		if handled && err == nil && command == "cleanup" {
-			err = loader.AfterOwnCleanup(ctx, co, p.w.Dataset(), h.Connected == nil || h.Connected())
-		}
-		if handled || err != nil {
+	if command != "run" {
+		if handled, err := p.ownCommand(ctx, command, co); handled || err != nil {
 			return err
 		}
 	}
@@ -230,6 +226,21 @@ func (p *Pipeline) runCells(ctx context.Context, co conn.Options) error {
 			return p.Measure(ctx, r)
 		}}
 	return ex.Run(ctx, cells.Expand([]*cells.Series{s}))
+}
+
+// ownCommand runs command when the workload runs it itself (a script's),
+// and says whether it did; a cleanup of its own is followed by the loader's
+// (AfterOwnCleanup).
+func (p *Pipeline) ownCommand(ctx context.Context, command string, co conn.Options) (bool, error) {
+	h := p.w.Hooks()
+	if h.Command == nil {
+		return false, nil
+	}
+	handled, err := h.Command(ctx, command, co, p.f.threads, p.out)
+	if handled && err == nil && command == "cleanup" {
+		err = loader.AfterOwnCleanup(ctx, co, p.w.Dataset(), h.Connected == nil || h.Connected())
+	}
+	return handled, err
 }
 
 // Prepare loads the dataset; resume finishes a load that was cut.
@@ -299,6 +310,12 @@ func (p *Pipeline) load(ctx context.Context, co conn.Options, h workload.Hooks) 
 		return err
 	}
 	rep.Summary(p.detail)
+	return p.afterLoad(ctx, co)
+}
+
+// afterLoad runs the workload's step after its dataset is loaded.
+func (p *Pipeline) afterLoad(ctx context.Context, co conn.Options) error {
+	h := p.w.Hooks()
 	if h.AfterLoad == nil {
 		return nil
 	}

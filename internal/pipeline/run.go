@@ -196,7 +196,9 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 		s.close()
 		return nil, err
 	}
-	res.DatasetState = p.startState(ctx, pool, s.record)
+	if res.DatasetState = p.startState(ctx, pool, s.record); res.DatasetState != nil {
+		loader.CountRun(ctx, pool.DB(0))
+	}
 	if r.Extra.Own && r.Extra.N > 0 {
 		extraCo := r.Extra.Conn
 		extraCo.NetIO = r.Conn.NetIO
@@ -266,14 +268,14 @@ func (p *Pipeline) tableState(ctx context.Context, pool *conn.Pool) []result.Tab
 	return st
 }
 
-// endState completes the dataset's state at the run's end and counts the
-// run in the dataset's record.
+// endState completes the dataset's state at the run's end and adds the
+// run's events to the dataset's record (the run was counted as it began).
 func (p *Pipeline) endState(ctx context.Context, s *session, res *result.Result, events int64) {
 	if s.pool == nil || res.DatasetState == nil {
 		return
 	}
 	res.DatasetState.End = p.tableState(ctx, s.pool)
-	loader.CountRun(ctx, s.pool.DB(0), events)
+	loader.CountEvents(ctx, s.pool.DB(0), events)
 }
 
 // runnerConfig is the runner's view of the run.

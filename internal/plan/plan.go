@@ -64,6 +64,12 @@ type Step struct {
 	// highest throughput whose p95 stays within it, in at most SearchSteps runs.
 	P95Limit    string `toml:"p95_limit"`
 	SearchSteps int    `toml:"search_steps"`
+	// Reset restores the dataset before the step's runs (see reset.go).
+	Reset        string `toml:"reset"`         // "" (none), reload, reimport or command
+	ResetEvery   string `toml:"reset_every"`   // cell (the default: before every run) or step
+	ResetCommand string `toml:"reset_command"` // command: run by sh -c in the plan's folder
+	ResetFrom    string `toml:"reset_from"`    // reimport: the dataset's CSV files, a folder or s3://
+	ResetTimeout string `toml:"reset_timeout"` // a reset that takes longer fails its cell
 }
 
 // Workloads says which workloads exist and how many positional arguments
@@ -85,7 +91,8 @@ func (e *Error) Error() string {
 }
 
 // Check checks a workload command line (workload [test] options) for a
-// command (run, prepare, prewarm) as the workload would, without a server.
+// command (run, prepare, prewarm) as the workload would, without a server;
+// "reimport" asks whether the dataset is the loader's (it has CSV files).
 type Check func(args []string, command string) error
 
 // Load reads a plan and checks every step's command line with check, so
@@ -108,6 +115,11 @@ func Load(path string, scale float64, known Workloads, timing Timing, check Chec
 	}
 	if p.Warmup.Prewarm && check(p.DatasetArgs(true), "prewarm") != nil {
 		return nil, nil, p.ErrAt("warmup.prewarm", fmt.Errorf("%s has no prewarm: remove prewarm", p.Dataset.Workload))
+	}
+	for i, st := range p.Steps {
+		if st.Reset == ResetReimport && check(p.DatasetArgs(true), "reimport") != nil {
+			return nil, nil, p.errAt(stepKey(i, "reset"), "step %q: reset = \"reimport\" loads the CSV files of a dataset the loader makes, and this one is made by its workload's own prepare: use reset = \"reload\" or \"command\"", st.Name)
+		}
 	}
 	series := p.Series(timing)
 	for i, s := range series {
@@ -203,7 +215,7 @@ func (p *Plan) check(known Workloads) error {
 	}
 	seen := map[string]int{}
 	for i := range p.Steps {
-		for _, check := range []func(int, Workloads, map[string]int) error{p.checkStepName, p.checkStepTiming, p.checkStepSearch} {
+		for _, check := range []func(int, Workloads, map[string]int) error{p.checkStepName, p.checkStepTiming, p.checkStepSearch, p.checkStepReset} {
 			if err := check(i, known, seen); err != nil {
 				return err
 			}

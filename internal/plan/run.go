@@ -11,15 +11,17 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/result"
 )
 
 // Hooks are what running a plan needs of its workload: the dataset made
 // or verified, the warm-up, and one cell's measurement.
 type Hooks struct {
 	Dataset  func(ctx context.Context) error
-	Warmup   func(ctx context.Context) error
+	Warmup   func(ctx context.Context, out io.Writer) error
 	Measure  cells.Measure
 	Progress func(done, total int, c *cells.Cell, eta time.Duration) // optional: live metrics
+	Reset    ResetHooks                                              // for steps with a reset
 }
 
 // Run runs the plan's cells into dir: one plan run per folder at a time,
@@ -41,7 +43,8 @@ func Run(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.Writ
 	if err := p.WriteCopy(dir); err != nil {
 		return fmt.Errorf("cannot write to --result-dir: %w", err)
 	}
-	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: h.Measure, Progress: h.Progress}
+	rs := &resets{p: p, h: h.Reset, warmup: h.Warmup, done: map[string]*result.Reset{}}
+	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: rs.measure(h.Measure), Progress: h.Progress}
 	todo, done, notes := ex.Pending(cs)
 	for _, n := range notes {
 		fmt.Fprintln(out, n)
@@ -55,11 +58,17 @@ func Run(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.Writ
 	default:
 		fmt.Fprintf(out, "Running %d cells into %s\n", len(cs), dir)
 	}
-	if err := h.Dataset(ctx); err != nil {
-		return err
-	}
-	if err := h.Warmup(ctx); err != nil {
-		return err
+	if first := todo[0]; rs.resetsBefore(first) {
+		// The reset makes the dataset, whatever state it is in, and the
+		// warm-up follows it.
+		fmt.Fprintf(out, "Dataset: made by the reset before cell %d/%d\n", first.Index, first.Of)
+	} else {
+		if err := h.Dataset(ctx); err != nil {
+			return err
+		}
+		if err := h.Warmup(ctx, out); err != nil {
+			return err
+		}
 	}
 	if err := ex.Run(ctx, todo); err != nil {
 		return err
@@ -86,6 +95,11 @@ func Show(w io.Writer, p *Plan, cs []*cells.Cell) {
 	}
 	if len(warm) > 0 {
 		fmt.Fprintf(w, "Warm-up: %s\n", strings.Join(warm, ", "))
+	}
+	for _, s := range p.Steps {
+		if s.Reset != "" {
+			fmt.Fprintln(w, s.describeReset())
+		}
 	}
 	fmt.Fprintln(w)
 	var total time.Duration

@@ -42,7 +42,7 @@ func Merge(rs []*Result) (*Result, error) {
 		}
 	}
 	m := &Result{Format: Format, Tool: base.Tool, Workload: base.Workload, Options: map[string]string{}, Server: base.Server,
-		Dataset: base.Dataset, Totals: map[string]int64{}, Start: base.Start, End: base.End, Metric: base.Metric}
+		Dataset: base.Dataset, Totals: map[string]int64{}, Start: base.Start, End: base.End, Metric: base.Metric, Reset: base.Reset}
 	for k, v := range base.Options {
 		if !clientOptions[k] {
 			m.Options[k] = v
@@ -142,8 +142,9 @@ func optionDiff(a, b map[string]string, ignore map[string]bool) []string {
 // of two results questionable (threads and client-specific options aside).
 func DatasetDiff(a, b *Result) []string {
 	var d []string
-	// How a dataset was loaded (mode, time) does not change what it holds.
-	ign := map[string]bool{"state": true}
+	// How a dataset was loaded (mode, time, from the generator's chunks or
+	// its CSV files) does not change what it holds.
+	ign := map[string]bool{"state": true, "unit": true}
 	for k := range a.Dataset {
 		if strings.HasPrefix(k, "load_") {
 			ign[k] = true

@@ -62,6 +62,28 @@ type Result struct {
 	// DatasetState is the dataset's tables at the run's start and end, and
 	// how much it was run on since its load.
 	DatasetState *DatasetState `json:"dataset_state,omitempty"`
+	// Reset is how a plan restored the dataset before this run; its time
+	// is not the run's.
+	Reset *Reset `json:"reset,omitempty"`
+}
+
+// Reset is a plan's restoring of the dataset before a cell (reset_every
+// "cell"), or before the first cell of its step that ran (reset_every
+// "step": every cell of the step records that one).
+type Reset struct {
+	Kind  string `json:"kind"`  // reload, reimport or command
+	Every string `json:"every"` // cell or step
+	Cell  int    `json:"cell"`  // the cell it ran before (1-based)
+	// Threads is the level it ran before (a p95 search resets before each).
+	Threads int `json:"threads"`
+	// Seconds is how long the reset and its verification took, and
+	// WarmupSeconds the plan's warm-up after it.
+	Seconds       float64 `json:"seconds"`
+	WarmupSeconds float64 `json:"warmup_seconds,omitempty"`
+	// Skipped says why no reset ran: the dataset was as its load left it.
+	Skipped string `json:"skipped,omitempty"`
+	// Verified is what was checked of the dataset after it.
+	Verified string `json:"verified"`
 }
 
 // ClientHealth is the benchmark client over a window (internal/health).
