@@ -649,7 +649,12 @@ func TestNetIOModels(t *testing.T) {
 // connections (2013, reconnected) apart, summing to its totals, and
 // report show lists them.
 func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
-	so, out := runThroughRestart(t, "errcodes", "oltp_write_only", "--tables=1", "--table-size=10", "--time=8")
+	size := []string{"--tables=1", "--table-size=10", "--time=8"}
+	promURL, addr := os.Getenv("OLTPBENCH_TEST_PROM_URL"), os.Getenv("OLTPBENCH_TEST_METRICS_ADDR")
+	if promURL != "" && addr != "" { // scripts/test.sh's Prometheus scrapes the run
+		size = append(size, "--metrics-addr="+addr, "--client-id=errcodes")
+	}
+	so, out := runThroughRestart(t, "errcodes", "oltp_write_only", size...)
 	res, err := result.Read(out)
 	if err != nil {
 		t.Fatal(err)
@@ -672,6 +677,19 @@ func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
 	}
 	if r := inProcess("report", "show", out); r.code != 0 || !regexp.MustCompile(`(?m)^oltp_write_only\s+1213\s+ignored\s+\d+`).MatchString(r.stdout) {
 		t.Errorf("report show has no 1213 line:\n%s%s", r.stdout, r.stderr)
+	}
+	if promURL == "" || addr == "" {
+		if os.Getenv("CI") != "" {
+			t.Error("no Prometheus to check the error counts in: run through make test")
+		}
+		return
+	}
+	// Prometheus holds the same counts, code by code.
+	for _, e := range res.Errors {
+		sel := fmt.Sprintf(`oltpbench_errors_total{client="errcodes",test="sysbench/oltp_write_only",op=%q,code=%q,outcome=%q}`, e.Op, e.Code, e.Outcome)
+		if got := promLast(t, promURL, sel, float64(e.Count)); got != float64(e.Count) {
+			t.Errorf("%s: Prometheus has %v, the result %d", sel, got, e.Count)
+		}
 	}
 }
 
@@ -727,5 +745,24 @@ func TestClientBound(t *testing.T) {
 	if r := inProcess("report", "compare", normal, bound, "--names=server,pinned"); !strings.Contains(r.stdout, "pinned, 64 threads: client-bound: this verdict measures the client") ||
 		!strings.Contains(r.stdout, "Client CPU per event") {
 		t.Errorf("report compare:\n%s%s", r.stdout, r.stderr)
+	}
+	// The same 16 threads pinned and dry, then on the server, four repeats
+	// each (the fewest with which the U test can tell): a drop in QPS that
+	// --fail-on leaves out, being the client's, unless asked.
+	pinned16, server16 := filepath.Join(dir, "pinned16"), filepath.Join(dir, "server16")
+	c := exec.Command(taskset, "-c", "0", binPath, "sysbench", "oltp_point_select", "--tables=1", "--table-size=2000", "--mysql-dry-run",
+		"--threads=16", "--time=1", "--repeat=4", "--result-dir="+pinned16, "run")
+	if o, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, o)
+	}
+	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=2000", "--threads=16", "--time=1", "--repeat=4", "--result-dir="+server16, "run"), "run")
+	for _, c := range []struct {
+		flags []string
+		fail  bool
+	}{{nil, false}, {[]string{"--fail-on-client-bound"}, true}} {
+		r := inProcess(append([]string{"report", "compare", pinned16, server16, "--names=pinned,server", "--fail-on=regression:5%"}, c.flags...)...)
+		if (r.code != 0) != c.fail || !strings.Contains(r.stdout, "pinned, 16 threads: client-bound: this verdict measures the client") {
+			t.Errorf("report compare --fail-on %v: exit %d\n%s%s", c.flags, r.code, r.stdout, r.stderr)
+		}
 	}
 }

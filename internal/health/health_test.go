@@ -48,3 +48,12 @@ func TestTakeReadsTheProcess(t *testing.T) {
 		t.Errorf("health of a busy 50 ms: %+v", h)
 	}
 }
+
+// BenchmarkTake is one sample of the client: taken at a run's measured
+// start and end and at each report interval, never per query.
+func BenchmarkTake(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Take()
+	}
+}
