@@ -26,7 +26,7 @@ type stream struct {
 }
 
 func newStream(r *chRun, dc driver.Conn, t *worker.Thread) (*stream, error) {
-	s := &stream{r: r, s: worker.NewSession(dc, false), t: t}
+	s := &stream{r: r, s: worker.NewSession(dc, false, nil), t: t}
 	if len(r.queries) > 0 {
 		// Streams start spread over the list (go-tpc starts stream k at
 		// query k), so that a short run with few streams covers every query.

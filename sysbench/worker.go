@@ -65,7 +65,7 @@ func (r *Run) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error
 		st.rand.SetDist(r.dist)
 		th.State = st
 	}
-	w := &testWorker{r: r, th: th, st: st, sess: worker.NewSession(dc, r.o.PreparedStmts)}
+	w := &testWorker{r: r, th: th, st: st, sess: worker.NewSession(dc, r.o.PreparedStmts, th)}
 	if err := w.prepare(); err != nil {
 		w.sess.Close()
 		return nil, err

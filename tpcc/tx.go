@@ -243,7 +243,7 @@ func (r *Run) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error
 		}
 		th.State = st
 	}
-	w := &terminal{r: r, th: th, st: st, sess: worker.NewSession(dc, true)}
+	w := &terminal{r: r, th: th, st: st, sess: worker.NewSession(dc, true, th)}
 	if r.rows != nil {
 		w.rows = r.rows[th.ID]
 	}

@@ -713,7 +713,9 @@ func TestClientBound(t *testing.T) {
 		if err := c.Run(); err != nil {
 			t.Fatalf("%v: %s", err, se.String())
 		}
-		line := "oltpbench: client-bound: the client used "
+		// Bound by its CPU share or, on a machine busy with more than
+		// this test, by the wait for its one CPU.
+		line := "oltpbench: client-bound: the client"
 		if got := strings.Contains(se.String(), line); got != (verbosity == "--verbosity=4") {
 			t.Errorf("%s: stderr %q", verbosity, se.String())
 		}
@@ -722,8 +724,10 @@ func TestClientBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := res.ClientHealth; h == nil || !h.ClientBound || h.CPUs != 1 || h.CPUShare < 0.9 {
+	if h := res.ClientHealth; h == nil || !h.ClientBound || h.CPUs != 1 || h.CPUShare < 0.9 && h.SchedLatP99Ms <= 1 {
 		t.Fatalf("the pinned dry run's health: %+v", res.ClientHealth)
+	} else {
+		t.Logf("64 threads pinned, dry: client CPU share %.2f, scheduling p99 %.2f ms", h.CPUShare, h.SchedLatP99Ms)
 	}
 	db := "client_bound"
 	freshDB(t, db)
@@ -739,7 +743,7 @@ func TestClientBound(t *testing.T) {
 	} else {
 		t.Logf("16 threads against the server: client CPU share %.2f, scheduling p99 %.2f ms", h.CPUShare, h.SchedLatP99Ms)
 	}
-	if r := inProcess("report", "show", bound); !strings.Contains(r.stdout, "client-bound: the client used") {
+	if r := inProcess("report", "show", bound); !strings.Contains(r.stdout, "client-bound: the client") {
 		t.Errorf("report show:\n%s", r.stdout)
 	}
 	if r := inProcess("report", "compare", normal, bound, "--names=server,pinned"); !strings.Contains(r.stdout, "pinned, 64 threads: client-bound: this verdict measures the client") ||

@@ -37,7 +37,7 @@ func reportCommand() *cobra.Command {
 	}
 	var base, cand, names []string
 	var baseName, candName, format, failOn string
-	var failOnBound bool
+	var failOnBound, why bool
 	cmp := &cobra.Command{
 		Use:   "compare A B [C ...] | --baseline DIR|FILES --candidate DIR|FILES [--format text|markdown|html]",
 		Short: "versions side by side, oldest first: throughput and latency by threads, ratios, verdicts, where it got worse, charts",
@@ -54,7 +54,7 @@ func reportCommand() *cobra.Command {
 				return err
 			}
 			rep := compare.New(vs, describe)
-			rep.FailOnClientBound = failOnBound
+			rep.FailOnClientBound, rep.Why = failOnBound, why
 			if err := rep.Write(cmd.OutOrStdout(), format); err != nil {
 				return err
 			}
@@ -72,6 +72,7 @@ func reportCommand() *cobra.Command {
 	cmp.Flags().StringSliceVar(&base, "baseline", nil, "result files or folders of the baseline version (the two-version form)")
 	cmp.Flags().StringSliceVar(&cand, "candidate", nil, "result files or folders of the candidate version (the two-version form)")
 	cmp.Flags().StringSliceVar(&names, "names", nil, "labels of the versions, in order, comma-separated (default: each one's server version, else its folder's name)")
+	cmp.Flags().BoolVar(&why, "why", false, "the server's evidence (statements, counters per event) for every adjacent pair of versions of every cell, not only where it got worse")
 	cmp.Flags().BoolVar(&failOnBound, "fail-on-client-bound", false, "with --fail-on, also count cells a version ran client-bound (left out by default: their verdicts measure the client)")
 	cmp.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a cell's throughput fell significantly by more than this from the previous version to the last, e.g. regression:5% (for CI pipelines)")
 	cmp.Flags().StringVar(&baseName, "baseline-name", "", "label of the baseline (default: its server version)")

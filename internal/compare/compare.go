@@ -135,6 +135,9 @@ type Report struct {
 	// client-bound too (by default they are left out: such a verdict
 	// measures the client).
 	FailOnClientBound bool
+	// Why: the server's evidence for every adjacent pair of every cell, not
+	// only for the cells that got worse.
+	Why bool
 }
 
 // New compares the versions, oldest first.

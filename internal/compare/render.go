@@ -126,6 +126,15 @@ func (rep *Report) Text(w io.Writer) {
 				fmt.Fprintf(w, "  %s\n", x)
 			}
 		}
+		if whys := rep.whyLines(t); len(whys) > 0 {
+			fmt.Fprintln(w, "Why (the server's evidence):")
+			for _, y := range whys {
+				fmt.Fprintf(w, "  %s\n", y[0])
+				for _, x := range y[1:] {
+					fmt.Fprintf(w, "    %s\n", x)
+				}
+			}
+		}
 		rep.details(w, t, false)
 		rep.errors(w, t, false)
 		rep.client(w, t, false)
@@ -244,6 +253,16 @@ func (rep *Report) Markdown(w io.Writer) {
 		}
 		bullets(w, "", t.CellVerdicts(labels))
 		bullets(w, "Where it got worse:", t.Where(labels))
+		if whys := rep.whyLines(t); len(whys) > 0 {
+			fmt.Fprintf(w, "Why (the server's evidence):\n\n")
+			for _, y := range whys {
+				fmt.Fprintf(w, "- %s\n", mdCell(y[0]))
+				for _, x := range y[1:] {
+					fmt.Fprintf(w, "  - %s\n", mdCell(x))
+				}
+			}
+			fmt.Fprintln(w)
+		}
 		rep.details(w, t, true)
 		rep.errors(w, t, true)
 		rep.client(w, t, true)
@@ -505,6 +524,13 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 		}
 		for _, v := range t.Where(labels) {
 			fmt.Fprintf(w, "<p class=\"where\">where it got worse: %s</p>\n", e(v))
+		}
+		for _, y := range rep.whyLines(t) {
+			fmt.Fprintf(w, "<div class=\"why\"><p>why, %s</p><ul>", e(y[0]))
+			for _, x := range y[1:] {
+				fmt.Fprintf(w, "<li>%s</li>", e(x))
+			}
+			fmt.Fprintf(w, "</ul></div>\n")
 		}
 		for _, x := range t.Warnings {
 			fmt.Fprintf(w, "<p class=\"warn\">warning: %s</p>\n", e(x))
@@ -845,6 +871,9 @@ func Show(w io.Writer, r *result.Result) error {
 		}
 		fmt.Fprintf(w, "reset: %s before cell %d (every %s), %s, not measured; verified: %s\n", rs.Kind, rs.Cell, rs.Every, what, rs.Verified)
 	}
+	if ev := r.Evidence; ev != nil {
+		showEvidence(w, r, ev)
+	}
 	if len(r.Dataset) > 0 {
 		fmt.Fprintf(w, "dataset:")
 		for _, k := range sortedKeys(r.Dataset) {
@@ -898,4 +927,26 @@ func (rep *Report) Regressions(limit float64) []string {
 		bad = append(bad, t.Regressions(rep.Labels, limit, rep.FailOnClientBound)...)
 	}
 	return bad
+}
+
+// showEvidence prints a result's server evidence: the statements taking the
+// most server time, and what the server did not give.
+func showEvidence(w io.Writer, r *result.Result, ev *result.Evidence) {
+	fmt.Fprintf(w, "server evidence: %d counters over the window (read in %.0f ms, outside it)\n", len(ev.Counters), 1000*ev.QuerySeconds)
+	if len(ev.Statements) > 0 {
+		fmt.Fprintf(w, "%10s %10s %12s %12s  %s\n", "execs", "server ms", "examined/ex", "no index", "statement (the most server time first)")
+	}
+	for i, s := range ev.Statements {
+		if i == 5 {
+			break
+		}
+		ex := float64(max(s.Execs, 1))
+		fmt.Fprintf(w, "%10d %10.3f %12.1f %11.0f%%  %s\n", s.Execs, s.LatencyMs/ex, float64(s.RowsExamined)/ex, 100*float64(s.NoIndexUsed)/ex, shorten(s.Text, 90))
+	}
+	for _, p := range ev.Plans {
+		fmt.Fprintf(w, "plan: %s  <- %s\n", p.Shape, shorten(p.Query, 80))
+	}
+	for _, m := range ev.Missing {
+		fmt.Fprintf(w, "server evidence missing: %s\n", m)
+	}
 }

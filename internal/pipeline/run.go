@@ -8,12 +8,14 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/evidence"
 	"github.com/oltpbench/oltpbench/internal/health"
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
+	"github.com/oltpbench/oltpbench/internal/worker"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
@@ -63,7 +65,10 @@ type session struct {
 	dialer conn.Dialer
 	record map[string]string // the dataset record on the server
 	extra  runner.Connector  // the extra threads' pool, when their connection is their own
-	closes []func()
+	// evidence reads the server's counters and statements on a
+	// connection of its own; nil in a dry run.
+	evidence *evidence.Reader
+	closes   []func()
 }
 
 func (s *session) close() {
@@ -96,7 +101,13 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	var live *metrics.Run
 	client := &clientWatch{}
 	cfg := p.runnerConfig(r, s, func(l *runner.Live) { live = p.watch(r, wr, ops, l) })
-	cfg.Measuring = client.start
+	ev := &evidenceWatch{r: s.evidence}
+	cfg.Measuring = func() { client.start(); ev.start(ctx) }
+	cfg.MeasuredEnd = func() { ev.end(ctx) }
+	if s.evidence != nil {
+		ev.sampler = worker.NewSampler()
+		cfg.Sampler = ev.sampler
+	}
 	fin, err := runner.Run(ctx, cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), recorder{wr, res, ops, client})
 	if err != nil {
 		live.End(measure.Totals{}, nil, nil)
@@ -106,6 +117,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	}
 	h := client.end(p.f.limits())
 	res.ClientHealth = &h
+	res.Evidence = ev.figures(ctx)
 	if !fin.Interrupted {
 		p.endState(ctx, s, res, fin.Counts.Get(measure.Events))
 	}
@@ -114,6 +126,38 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	}
 	p.clientBound(r, h)
 	return res, nil
+}
+
+// evidenceWatch reads the server's evidence at the measured window's start
+// and end (the runner's hooks, outside the workers' statements).
+type evidenceWatch struct {
+	r       *evidence.Reader // nil: a dry run
+	a, b    *evidence.Snapshot
+	sampler *worker.Sampler // the first thread's statements, for their plans
+}
+
+func (e *evidenceWatch) start(ctx context.Context) {
+	if e.r != nil {
+		e.a = e.r.Take(ctx)
+	}
+}
+
+func (e *evidenceWatch) end(ctx context.Context) {
+	if e.r != nil && e.a != nil {
+		e.b = e.r.Take(ctx)
+	}
+}
+
+// figures are the window's evidence, with the plans of the statements
+// sampled (read now, after the window).
+func (e *evidenceWatch) figures(ctx context.Context) *result.Evidence {
+	if e.r == nil {
+		return nil
+	}
+	plans := e.r.Plans(ctx, e.sampler.Samples())
+	ev := e.r.Figures(e.a, e.b)
+	ev.Plans = plans
+	return ev
 }
 
 // clientWatch samples the client at the measured start, at each report
@@ -179,6 +223,7 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 		}
 		s.cn, s.dialer, s.record = conn.NoConnector{}, pool, map[string]string{}
 		s.closes = append(s.closes, func() { afterOwn(ctx, pool, res) })
+		s.openEvidence(ctx, r.Conn)
 		return s, nil
 	}
 	if err := p.preflight(ctx, r); err != nil {
@@ -210,7 +255,19 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 		s.extra = xp
 		s.closes = append(s.closes, func() { xp.Close() })
 	}
+	s.openEvidence(ctx, r.Conn)
 	return s, nil
+}
+
+// openEvidence opens the evidence's own connection; a server that does not
+// answer has its run fail on its own connections, not here.
+func (s *session) openEvidence(ctx context.Context, co conn.Options) {
+	pool, err := conn.Open(co, 1)
+	if err != nil {
+		return
+	}
+	s.closes = append(s.closes, func() { pool.Close() })
+	s.evidence = evidence.Open(ctx, pool.DB(0), co.DB)
 }
 
 // afterOwn reads the server and the dataset record after a run whose

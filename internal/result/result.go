@@ -65,6 +65,53 @@ type Result struct {
 	// Reset is how a plan restored the dataset before this run; its time
 	// is not the run's.
 	Reset *Reset `json:"reset,omitempty"`
+	// Evidence is what the server did over the measured window: its
+	// counters' changes and its statements' figures (internal/evidence).
+	Evidence *Evidence `json:"evidence,omitempty"`
+}
+
+// Evidence is the server's own account of a measured window, read at its
+// start and end on a connection of its own.
+type Evidence struct {
+	// Counters are SHOW GLOBAL STATUS's numeric values, as the server
+	// names them: their change over the window.
+	Counters map[string]float64 `json:"counters,omitempty"`
+	// Statements are the server's figures of the statements run in the
+	// run's schema over the window, the most time first.
+	Statements []StatementFigures `json:"statements,omitempty"`
+	// Plans are the server's plans of the workload's statements, as first
+	// drawn by one thread, read after the window.
+	Plans []Plan `json:"plans,omitempty"`
+	// Missing says what the server did not give, and why (performance_schema
+	// off, no privilege).
+	Missing []string `json:"missing,omitempty"`
+	// QuerySeconds is the time the evidence queries took, start and end.
+	QuerySeconds float64 `json:"query_seconds"`
+}
+
+// Plan is a statement's plan: the server's EXPLAIN (FORMAT=JSON on MySQL
+// and MariaDB, 'brief' on TiDB) and its shape, the operators, tables,
+// access types and indexes without estimates or costs: two versions' plans
+// are the same plan when their shapes are equal.
+type Plan struct {
+	Query   string `json:"query"`
+	Shape   string `json:"shape"`
+	Explain string `json:"explain"`
+}
+
+// StatementFigures are one statement's server figures over a window.
+type StatementFigures struct {
+	Text string `json:"text"` // normalized (a digest's) or as prepared
+	// Source is where they come from: digest (performance_schema's
+	// statements by digest), prepared (its prepared statements), or
+	// statements_summary (TiDB's).
+	Source       string  `json:"source"`
+	PlanDigest   string  `json:"plan_digest,omitempty"`
+	Execs        int64   `json:"execs"`
+	LatencyMs    float64 `json:"latency_ms"` // the executions' total server latency
+	RowsExamined int64   `json:"rows_examined"`
+	RowsSent     int64   `json:"rows_sent"`
+	NoIndexUsed  int64   `json:"no_index_used,omitempty"` // executions that used no index (a full scan)
 }
 
 // Reset is a plan's restoring of the dataset before a cell (reset_every

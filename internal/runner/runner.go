@@ -58,6 +58,12 @@ type Config struct {
 	// Measuring, if set, hears of the measured start: the warm-up's end,
 	// or the start when there is none.
 	Measuring func()
+	// MeasuredEnd, if set, hears of the measured window's end, before the
+	// threads stop (their connections still open).
+	MeasuredEnd func()
+	// Sampler, if set, keeps the first execution of each statement of the
+	// first thread (for their plans).
+	Sampler *worker.Sampler
 	// Extra threads run beside Threads (CH-benCHmark's analytical streams),
 	// with IDs from Threads up, on ExtraConn when it is set: not paced by
 	// Rate, not counted by Events, stopped when the others end.
@@ -167,6 +173,9 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	defer c.stop()
 	interrupted := r.control(ctx, c, rep, live, th.main)
 	endAt := time.Now()
+	if cfg.MeasuredEnd != nil {
+		cfg.MeasuredEnd()
+	}
 	cancel()
 	th.wait(cfg.Grace)
 	return r.final(interrupted, endAt, false), th.err()
@@ -182,6 +191,9 @@ func newRun(cfg Config, cn Connector, newWorker Factory, reg *hist.Registry) *ru
 	for i := range r.threads {
 		r.threads[i] = &worker.Thread{ID: i}
 		r.stats[i].minUs.Store(math.MaxInt64)
+	}
+	if len(r.threads) > 0 {
+		r.threads[0].Sampler = cfg.Sampler
 	}
 	if cfg.Rate > 0 {
 		n := cfg.QueueLength

@@ -23,14 +23,21 @@ type Session struct {
 	dest     []driver.Value
 	text     []byte
 	stmts    []*Stmt
+	sampler  *Sampler // the thread's, when its statements are sampled
 	// TextFallbacks counts statements sent as text because the server
 	// refused to prepare more.
 	TextFallbacks int
 }
 
 // NewSession wraps dc; prepared selects server-side prepared statements.
-func NewSession(dc driver.Conn, prepared bool) *Session {
-	return &Session{dc: dc, prepared: prepared, dest: make([]driver.Value, 8)}
+// th (nil for none) is the thread it runs for: a sampled thread's first
+// execution of each statement is kept (Thread.Sampler).
+func NewSession(dc driver.Conn, prepared bool, th *Thread) *Session {
+	s := &Session{dc: dc, prepared: prepared, dest: make([]driver.Value, 8)}
+	if th != nil {
+		s.sampler = th.Sampler
+	}
+	return s
 }
 
 // Stmt is one statement with its argument slots.
@@ -42,6 +49,8 @@ type Stmt struct {
 	args  []driver.Value
 	last  measure.Counter // how sysbench counts the last execution
 	cols  int             // columns of the last result set
+	// sampled: the session's sampler has this statement.
+	sampled bool
 }
 
 // Counted is how sysbench counts the statement's last execution: a result
@@ -114,6 +123,7 @@ func (st *Stmt) Query() (int, error) { return st.Scan(nil) }
 func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 	var rows driver.Rows
 	var err error
+	st.sample()
 	if st.ds != nil {
 		// The context-free call skips the driver's per-query cancel watcher.
 		rows, err = st.ds.Query(st.args)
@@ -171,6 +181,7 @@ func Repeat(one, sep string, n int) string {
 func (st *Stmt) Exec() error {
 	var res driver.Result
 	var err error
+	st.sample()
 	if st.ds != nil {
 		res, err = st.ds.Exec(st.args)
 	} else {

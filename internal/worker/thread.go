@@ -15,8 +15,11 @@ import (
 type Thread struct {
 	ID    int
 	State any
-	Ctr   [measure.NumCounters]atomic.Int64
-	_     [64]byte // counters of different threads on different cache lines
+	// Sampler, when set, keeps the first execution of each of the
+	// thread's statements (one thread of a run: their plans).
+	Sampler *Sampler
+	Ctr     [measure.NumCounters]atomic.Int64
+	_       [64]byte // counters of different threads on different cache lines
 }
 
 // Add counts n statements (or events) of kind c.

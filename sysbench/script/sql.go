@@ -581,7 +581,7 @@ func (e *env) open(c *connection) error {
 		return err
 	}
 	c.l.close()
-	c.l.set(worker.NewSession(dc, e.prepared), dc)
+	c.l.set(worker.NewSession(dc, e.prepared, nil), dc)
 	for _, st := range c.stmts {
 		if st.st, err = c.l.sess.Prepare(st.query); err != nil {
 			return err

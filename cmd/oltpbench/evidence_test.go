@@ -1,0 +1,204 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+// psServer starts a MariaDB of the test's own with performance_schema on
+// (and the consumer that times prepared statements), a buffer pool of pool;
+// it returns the server's folder and connection options.
+func psServer(t *testing.T, dir, pool string) []string {
+	t.Helper()
+	scripts := os.Getenv("OLTPBENCH_TEST_SCRIPTS")
+	if scripts == "" {
+		t.Skip("needs scripts/test.sh's scripts")
+	}
+	c := exec.Command(filepath.Join(scripts, "mariadb-start.sh"), dir)
+	c.Env = append(os.Environ(), "MARIADB_BUFFER_POOL="+pool,
+		"MARIADB_EXTRA_ARGS=--performance-schema=ON --performance-schema-consumer-events-statements-current=ON")
+	if o, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("starting the performance_schema server: %v %s", err, o)
+	}
+	port, err := os.ReadFile(filepath.Join(dir, "port"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--mysql-host=127.0.0.1", "--mysql-port=" + strings.TrimSpace(string(port)), "--mysql-user=root"}
+}
+
+func stopServer(t *testing.T, dir string, wipe bool) {
+	args := []string{dir}
+	if wipe {
+		args = append(args, "--wipe")
+	}
+	exec.Command(filepath.Join(os.Getenv("OLTPBENCH_TEST_SCRIPTS"), "mariadb-stop.sh"), args...).Run()
+}
+
+const whyPlan = `[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 10000 }
+[[step]]
+test = "select_random_points"
+threads = [4]
+time = "1s"
+repeats = 4
+[[step]]
+test = "select_random_ranges"
+threads = [4]
+time = "1s"
+repeats = 4
+`
+
+// TestWhyEvidence (issue 33's acceptance, its server parts): three
+// versions of a plan reading by the secondary index k, A and B alike, C
+// after DROP INDEX k_1. report compare names, between B and C and only
+// there, both statements slower on the server and using no index, and
+// Handler_read_rnd_next per event up by more than 10x; A -> B names no
+// cause. Results without evidence still compare, saying so.
+func TestWhyEvidence(t *testing.T) {
+	needServer(t)
+	srv := t.TempDir()
+	conn := append(psServer(t, srv, "256M"), "--mysql-db=why")
+	t.Cleanup(func() { stopServer(t, srv, true) })
+	p := writePlan(t, whyPlan)
+	dirs := map[string]string{}
+	for _, v := range []string{"A", "B", "C"} {
+		if v == "C" {
+			db, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+strings.TrimPrefix(conn[1], "--mysql-port=")+")/why")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec("ALTER TABLE sbtest1 DROP INDEX k_1"); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+		}
+		dirs[v] = t.TempDir()
+		mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dirs[v], "--"}, conn...)...), "version "+v)
+	}
+	r := inProcess("report", "compare", dirs["A"], dirs["B"], dirs["C"], "--names=A,B,C")
+	out := r.stdout
+	for _, want := range []string{
+		"Why (the server's evidence):\n  4 threads, B -> C:\n    statement SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?): server latency ",
+		"    statement SELECT count(k) FROM sbtest1 WHERE k BETWEEN ? AND ?",
+		"; no index used in 100% of executions (0% before)",
+		"    plan of SELECT count(k) FROM sbtest1 WHERE k BETWEEN ? AND ? OR k BETWEEN ? AND ?",
+		": sbtest1 range k_1 (covering) -> sbtest1 ALL\n",
+		": sbtest1 range k_1 -> sbtest1 ALL\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report compare lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "A -> B:") {
+		t.Errorf("a why between A and B without --why:\n%s", out)
+	}
+	m := regexp.MustCompile(`counter Handler_read_rnd_next per event: ([\d.e+-]+) -> ([\d.e+-]+)`).FindAllStringSubmatch(out, -1)
+	if len(m) != 2 {
+		t.Fatalf("Handler_read_rnd_next named %d times, want once a step:\n%s", len(m), out)
+	}
+	for _, x := range m {
+		a, _ := strconv.ParseFloat(x[1], 64)
+		b, _ := strconv.ParseFloat(x[2], 64)
+		if b < 10*a || b < 1000 {
+			t.Errorf("Handler_read_rnd_next per event %v -> %v: want up by 10x and more", a, b)
+		}
+	}
+	all := inProcess("report", "compare", dirs["A"], dirs["B"], dirs["C"], "--names=A,B,C", "--why").stdout
+	if n := strings.Count(all, "  4 threads, A -> B:\n    no statement, plan or server counter moved beyond the repeats' spread\n"); n != 2 {
+		t.Errorf("--why named a cause between A and B (%d clean of 2):\n%s", n, all)
+	}
+	for format, want := range map[string]string{"markdown": "- 4 threads, B -> C:\n  - statement SELECT", "html": `<div class="why"><p>why, 4 threads, B -&gt; C:</p><ul><li>statement SELECT`} {
+		if got := inProcess("report", "compare", dirs["A"], dirs["B"], dirs["C"], "--names=A,B,C", "--format="+format).stdout; !strings.Contains(got, want) {
+			t.Errorf("%s lacks %q:\n%s", format, want, got)
+		}
+	}
+	whyWithoutEvidence(t, dirs["C"])
+	if show := inProcess("report", "show", filepath.Join(dirs["C"], "select_random_ranges-4threads-r1.json")).stdout; !regexp.MustCompile(
+		`(?m)^\s+\d+\s+[\d.]+\s+[\d.]+\s+100%  SELECT count\(k\) FROM sbtest1 WHERE k BETWEEN`).MatchString(show) {
+		t.Errorf("report show has no statement line:\n%s", show)
+	}
+}
+
+// whyWithoutEvidence: a version whose results have no evidence (older
+// files) compares, and the report says what is missing.
+func whyWithoutEvidence(t *testing.T, with string) {
+	t.Helper()
+	old := t.TempDir()
+	for _, f := range resultFiles(t, with) {
+		r, err := result.Read(filepath.Join(with, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Evidence = nil
+		b, _ := json.Marshal(r)
+		if err := os.WriteFile(filepath.Join(old, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := inProcess("report", "compare", old, with, "--names=old,new", "--why")
+	if r.code != 0 || !strings.Contains(r.stdout, "missing: old: no server evidence in its results (written before oltpbench read it, or a dry run)") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestEvidenceBufferPool: the same reads on a buffer pool of 6 MB (MariaDB's
+// least; the issue's 5 MB is below it), smaller
+// than the dataset, name Innodb_buffer_pool_reads per event.
+func TestEvidenceBufferPool(t *testing.T) {
+	needServer(t)
+	srv := t.TempDir()
+	conn := append(psServer(t, srv, "256M"), "--mysql-db=pool")
+	t.Cleanup(func() { stopServer(t, srv, true) })
+	p := writePlan(t, strings.Replace(strings.Split(whyPlan, "[[step]]\ntest = \"select_random_ranges\"")[0], "10000", "200000", 1))
+	big, small := t.TempDir(), t.TempDir()
+	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", big, "--"}, conn...)...), "256 MB")
+	stopServer(t, srv, false)
+	psServer(t, srv, "6M") // MariaDB's least for 16 KiB pages
+	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", small, "--"}, conn...)...), "6 MB")
+	out := inProcess("report", "compare", big, small, "--names=256MB,6MB", "--why").stdout
+	if !regexp.MustCompile(`counter Innodb_buffer_pool_reads per event: [\d.e+-]+ -> [\d.e+-]+ \(`).MatchString(out) {
+		t.Errorf("no Innodb_buffer_pool_reads:\n%s", out)
+	}
+}
+
+// TestEvidenceWithoutPerformanceSchema: the test server runs without
+// performance_schema: a run keeps the counters and says once what is
+// missing.
+func TestEvidenceWithoutPerformanceSchema(t *testing.T) {
+	needServer(t)
+	db := "evidence_off"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=1000", "prepare"), "prepare")
+	f := filepath.Join(t.TempDir(), "r.json")
+	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=1000", "--time=1", "--result-file="+f, "run"), "run")
+	r, err := result.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := r.Evidence
+	if ev == nil {
+		t.Fatal("no evidence")
+	}
+	// One execution an event; the end is read as the window closes, while
+	// the threads finish their last events.
+	execs, events := ev.Counters["Com_stmt_execute"], float64(r.Totals["events"])
+	if ev == nil || len(ev.Counters) < 100 || math.Abs(execs-events) > 0.05*events || len(ev.Statements) != 0 ||
+		len(ev.Missing) != 1 || !strings.Contains(ev.Missing[0], "performance_schema is off (start the server with performance_schema=ON)") {
+		t.Fatalf("evidence %+v", ev)
+	}
+	if show := inProcess("report", "show", f).stdout; !strings.Contains(show, "server evidence missing: statement figures: performance_schema is off") {
+		t.Errorf("report show:\n%s", show)
+	}
+}

@@ -1,0 +1,366 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+// Why is what the server's evidence says changed in a cell from one version
+// to another: the statements whose server latency moved, and the counters
+// per event that moved beyond the spread of the repeats.
+type Why struct {
+	Threads    int
+	From, To   int
+	Statements []string
+	Plans      []string // plans whose shape changed, both shown
+	Counters   []string
+	Missing    []string // evidence a version's runs lack
+}
+
+// A change counts when the two versions' repeats do not overlap and their
+// medians are this far apart (either way).
+const whyRatio = 1.5
+
+// whyMinPerEvent is the least a counter must count per event (in the
+// larger version) to be named: below it, a change is housekeeping.
+const whyMinPerEvent = 0.05
+
+// Top changes named per cell.
+const whyStatements, whyCounters = 3, 5
+
+// gauges are status values that are levels, not counts: their change
+// over a window says nothing per event.
+var gauges = []string{"Uptime", "Threads_", "Max_used", "_connected", "Open_", "Memory_used", "Last_query_cost", "pages_",
+	"Innodb_buffer_pool_bytes", "Innodb_page_size", "history_list", "Innodb_num_open_files", "Innodb_checkpoint", "Innodb_lsn",
+	"_current", "Innodb_mem_", "Innodb_available_undo_logs", "Ssl_", "Rpl_", "Slaves_", "Tc_log_", "Innodb_buffer_pool_load",
+	"Innodb_buffer_pool_dump", "Innodb_encryption", "wsrep", "Innodb_master_thread", "Innodb_onlineddl", "Feature_", "Acl_",
+	"Innodb_have_", "Innodb_instant_alter", "Resultset_metadata", "Handler_tmp", "Rows_tmp_read", "Binlog_snapshot", "Innodb_undo"}
+
+func gauge(name string) bool {
+	for _, g := range gauges {
+		if strings.Contains(name, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// Whys are the causes the evidence names: for every cell that got worse
+// between two versions (the pair "where it got worse" names with more
+// versions), or for every adjacent pair of every cell when all.
+func (t *Table) Whys(labels []string, all bool) []Why {
+	var out []Why
+	pairs := t.worsePairs(len(labels), all)
+	for _, row := range t.Rows {
+		for _, p := range pairs[row.Threads] {
+			w := Why{Threads: row.Threads, From: p[0], To: p[1]}
+			w.Missing = missingEvidence(labels, row, p[0], p[1])
+			if evidenced(row.Runs[p[0]]) && evidenced(row.Runs[p[1]]) {
+				w.Statements = statementChanges(row.Runs[p[0]], row.Runs[p[1]])
+				w.Plans = planChanges(row.Runs[p[0]], row.Runs[p[1]])
+				w.Counters = counterChanges(row.Runs[p[0]], row.Runs[p[1]])
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// worsePairs are, per thread count, the version pairs to explain.
+func (t *Table) worsePairs(versions int, all bool) map[int][][2]int {
+	out := map[int][][2]int{}
+	for _, row := range t.Rows {
+		for v := 1; v < len(row.Prev); v++ {
+			p := row.Prev[v]
+			if p < 0 || row.Med[v] == nil {
+				continue
+			}
+			worse := versions == 2 && row.Stats[v] != nil && row.Stats[v].Significant && row.Stats[v].Ratio < 1
+			if all || worse {
+				out[row.Threads] = append(out[row.Threads], [2]int{p, v})
+			}
+		}
+	}
+	if all || versions == 2 {
+		return out
+	}
+	for _, d := range t.Drops(versions) {
+		if d.At >= 0 {
+			out[d.Threads] = appendPair(out[d.Threads], [2]int{d.Prev, d.At})
+		}
+	}
+	return out
+}
+
+func appendPair(ps [][2]int, p [2]int) [][2]int {
+	for _, x := range ps {
+		if x == p {
+			return ps
+		}
+	}
+	return append(ps, p)
+}
+
+func evidenced(runs []*result.Result) bool {
+	for _, r := range runs {
+		if r.Evidence == nil {
+			return false
+		}
+	}
+	return len(runs) > 0
+}
+
+// missingEvidence says what the two versions' runs lack.
+func missingEvidence(labels []string, row Row, from, to int) []string {
+	var out []string
+	for _, v := range []int{from, to} {
+		if !evidenced(row.Runs[v]) {
+			out = append(out, labels[v]+": no server evidence in its results (written before oltpbench read it, or a dry run)")
+			continue
+		}
+		for _, m := range row.Runs[v][0].Evidence.Missing {
+			out = append(out, labels[v]+": "+m)
+		}
+	}
+	return out
+}
+
+// perEvent is, per repeat, a figure of the run over its events.
+func perEvent(runs []*result.Result, f func(*result.Result) (float64, bool)) ([]float64, bool) {
+	var out []float64
+	for _, r := range runs {
+		x, ok := f(r)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, x/math.Max(float64(r.Totals["events"]), 1))
+	}
+	return out, true
+}
+
+// moved says whether two sets of repeats do not overlap and their medians
+// are whyRatio apart; ratio is b's median over a's.
+func moved(a, b []float64) (ratio float64, ok bool) {
+	ma, mb := median(a), median(b)
+	if ma == mb || slicesMax(a) >= slicesMin(b) && slicesMax(b) >= slicesMin(a) {
+		return 0, false
+	}
+	if ma == 0 {
+		return math.Inf(1), true
+	}
+	ratio = mb / ma
+	return ratio, ratio >= whyRatio || ratio <= 1/whyRatio
+}
+
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func slicesMax(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	return m
+}
+
+func slicesMin(x []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range x {
+		m = math.Min(m, v)
+	}
+	return m
+}
+
+func times(r float64) string {
+	switch {
+	case math.IsInf(r, 1):
+		return "from none"
+	case r == 0:
+		return "to none"
+	case r >= 1:
+		return fmt.Sprintf("%.3gx", r)
+	default:
+		return fmt.Sprintf("%.3gx (down)", r)
+	}
+}
+
+// counterChanges are the counters per event that moved, most first.
+func counterChanges(a, b []*result.Result) []string {
+	type change struct {
+		name          string
+		ratio, ma, mb float64
+	}
+	var cs []change
+	for name := range b[0].Evidence.Counters {
+		if gauge(name) {
+			continue
+		}
+		of := func(r *result.Result) (float64, bool) { v, ok := r.Evidence.Counters[name]; return v, ok }
+		va, oka := perEvent(a, of)
+		vb, okb := perEvent(b, of)
+		if !oka || !okb {
+			continue
+		}
+		ratio, ok := moved(va, vb)
+		ma, mb := median(va), median(vb)
+		if ok && math.Max(ma, mb) >= whyMinPerEvent {
+			cs = append(cs, change{name, ratio, ma, mb})
+		}
+	}
+	// Ranked by how far they moved, a level of none taken as a tenth of
+	// the least named, so that a counter that went from a little to a lot
+	// ranks above one that went from some to none.
+	far := func(c change) float64 {
+		const floor = whyMinPerEvent / 10
+		return math.Abs(math.Log((c.mb + floor) / (c.ma + floor)))
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		x, y := far(cs[i]), far(cs[j])
+		if x != y {
+			return x > y
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i, c := range cs {
+		if i == whyCounters {
+			break
+		}
+		out = append(out, fmt.Sprintf("%s per event: %.4g -> %.4g (%s)", c.name, c.ma, c.mb, times(c.ratio)))
+	}
+	return out
+}
+
+// statementChanges are the statements whose server latency per execution
+// moved, the most time per event changed first, with their share of the
+// event's time.
+func statementChanges(a, b []*result.Result) []string {
+	type change struct {
+		text                  string
+		ratio, la, lb, dShare float64
+		share, noIdxA, noIdxB float64
+	}
+	texts := map[string]bool{}
+	for _, r := range append(append([]*result.Result(nil), a...), b...) {
+		for _, s := range r.Evidence.Statements {
+			texts[s.Text] = true
+		}
+	}
+	var cs []change
+	for text := range texts {
+		stat := func(runs []*result.Result) (lat, perEv, noIdx []float64) {
+			for _, r := range runs {
+				for _, s := range r.Evidence.Statements {
+					if s.Text == text && s.Execs > 0 {
+						lat = append(lat, s.LatencyMs/float64(s.Execs))
+						perEv = append(perEv, s.LatencyMs/math.Max(float64(r.Totals["events"]), 1))
+						noIdx = append(noIdx, float64(s.NoIndexUsed)/float64(s.Execs))
+					}
+				}
+			}
+			return lat, perEv, noIdx
+		}
+		la, pa, na := stat(a)
+		lb, pb, nb := stat(b)
+		if len(la) < len(a) || len(lb) < len(b) { // not in every repeat of both
+			continue
+		}
+		ratio, ok := moved(la, lb)
+		if !ok {
+			continue
+		}
+		share := 0.0
+		if m := b[0].MeanLatency(); m > 0 {
+			share = median(pb) / m
+		}
+		cs = append(cs, change{text: text, ratio: ratio, la: median(la), lb: median(lb), dShare: math.Abs(median(pb) - median(pa)),
+			share: share, noIdxA: median(na), noIdxB: median(nb)})
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].dShare != cs[j].dShare {
+			return cs[i].dShare > cs[j].dShare
+		}
+		return cs[i].text < cs[j].text
+	})
+	var out []string
+	for i, c := range cs {
+		if i == whyStatements {
+			break
+		}
+		line := fmt.Sprintf("%s: server latency %.3g -> %.3g ms an execution (%s), %.0f%% of the event's time", shorten(c.text, 100), c.la, c.lb, times(c.ratio), 100*c.share)
+		if c.noIdxA != c.noIdxB {
+			line += fmt.Sprintf("; no index used in %.0f%% of executions (%.0f%% before)", 100*c.noIdxB, 100*c.noIdxA)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// Lines word the why: a heading line, then its causes.
+func (w Why) Lines(labels []string) []string {
+	head := fmt.Sprintf("%d threads, %s -> %s", w.Threads, labels[w.From], labels[w.To])
+	var out []string
+	for _, s := range w.Statements {
+		out = append(out, "statement "+s)
+	}
+	for _, p := range w.Plans {
+		out = append(out, "plan "+p)
+	}
+	for _, c := range w.Counters {
+		out = append(out, "counter "+c)
+	}
+	for _, m := range w.Missing {
+		out = append(out, "missing: "+m)
+	}
+	if len(out) == 0 {
+		out = append(out, "no statement, plan or server counter moved beyond the repeats' spread")
+	}
+	return append([]string{head + ":"}, out...)
+}
+
+// whyLines are the table's whys, worded.
+func (rep *Report) whyLines(t Table) [][]string {
+	var out [][]string
+	for _, w := range t.Whys(rep.Labels, rep.Why) {
+		out = append(out, w.Lines(rep.Labels))
+	}
+	return out
+}
+
+// planChanges are the statements whose plan shape differs between the two
+// versions' first runs: "query: shape -> shape".
+func planChanges(a, b []*result.Result) []string {
+	was := map[string]string{}
+	for _, p := range a[0].Evidence.Plans {
+		was[p.Query] = p.Shape
+	}
+	var out []string
+	for _, p := range b[0].Evidence.Plans {
+		if old, ok := was[p.Query]; ok && old != p.Shape {
+			out = append(out, fmt.Sprintf("of %s: %s -> %s", shorten(p.Query, 100), old, p.Shape))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
