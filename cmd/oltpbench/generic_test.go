@@ -19,7 +19,12 @@ import (
 // genericPackages know workloads only through the contract.
 var genericPackages = []string{"internal/runner", "internal/result", "internal/compare", "internal/workload",
 	"internal/hist", "internal/plan", "internal/measure", "internal/worker", "internal/dataset", "internal/random",
-	"internal/slo", "internal/metrics", "internal/cells", "internal/pipeline", "internal/health", "loader"}
+	"internal/slo", "internal/metrics", "internal/cells", "internal/pipeline", "internal/health", "internal/evidence", "loader"}
+
+// serverNames are the servers' own names that hold a workload's word: TiDB's
+// statements summary history and InnoDB's history list are not TPC-C's
+// history table.
+var serverNames = strings.NewReplacer("statements_summary_history", "", "history_list", "")
 
 // workloadWords are what a generic package must not name: every registered
 // workload, its results' operations, its metric and figures, its tables and
@@ -112,7 +117,7 @@ func TestGenericPackagesNameNoWorkload(t *testing.T) {
 				if tok == token.IDENT {
 					r = reIdent
 				}
-				if m := r.FindStringSubmatch(lit); m != nil && (tok == token.IDENT || tok == token.STRING) {
+				if m := r.FindStringSubmatch(serverNames.Replace(lit)); m != nil && (tok == token.IDENT || tok == token.STRING) {
 					t.Errorf("%s names workload %q: %s", fset.Position(pos), m[2], lit)
 				}
 			}

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/pingcap/tidb/pkg/parser"
@@ -26,5 +27,32 @@ func TestOwnQueries(t *testing.T) {
 		if ownQuery(q) != own {
 			t.Errorf("ownQuery(%q) = %v", q, !own)
 		}
+	}
+}
+
+// TestShapes: a plan's shape keeps tables, access types, indexes and the
+// operations around them, and drops estimates, costs and conditions, so a
+// plan that only estimates differently is the same plan.
+func TestShapes(t *testing.T) {
+	plan := func(rows, access, key string) any {
+		var doc any
+		src := `{"query_block":{"select_id":1,"cost":12.5,"filesort":{"sort_key":"c","table":{"table_name":"sbtest1","access_type":"` + access +
+			`","possible_keys":["PRIMARY"],` + key + `"rows":` + rows + `,"filtered":100,"attached_condition":"id between 5 and 104"}}}}`
+		if err := json.Unmarshal([]byte(src), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	a, b := JSONShape(plan("100", "range", `"key":"PRIMARY",`)), JSONShape(plan("97", "range", `"key":"PRIMARY",`))
+	if a != "filesort; sbtest1 range PRIMARY" || a != b {
+		t.Errorf("shapes %q, %q", a, b)
+	}
+	if c := JSONShape(plan("10000", "ALL", "")); c != "filesort; sbtest1 ALL" {
+		t.Errorf("a full scan's shape %q", c)
+	}
+	brief := [][]string{{"StreamAgg", "1.00", "root", "", "funcs:count(1)"}, {"└─IndexReader", "9.00", "root", "", "index:StreamAgg"},
+		{"  └─IndexRangeScan", "250.00", "cop[tikv]", "table:sbtest1, index:k_1(k)", "range:[5,104]"}}
+	if s := BriefShape(brief); s != "StreamAgg root; └─IndexReader root;   └─IndexRangeScan cop[tikv] table:sbtest1, index:k_1(k)" {
+		t.Errorf("brief shape %q", s)
 	}
 }

@@ -167,7 +167,7 @@ func BriefShape(rows [][]string) string {
 		if len(r) < 4 {
 			continue
 		}
-		p := planID.ReplaceAllString(strings.TrimSpace(r[0]), "") + " " + r[2]
+		p := planID.ReplaceAllString(strings.TrimRight(r[0], " "), "") + " " + r[2] // the indent is the tree
 		if r[3] != "" {
 			p += " " + r[3]
 		}
