@@ -220,12 +220,11 @@ func counterChanges(a, b []*result.Result) []string {
 			cs = append(cs, change{name, ratio, ma, mb})
 		}
 	}
-	// Ranked by how far they moved, a level of none taken as a tenth of
-	// the least named, so that a counter that went from a little to a lot
-	// ranks above one that went from some to none.
+	// Ranked by how far they moved, each level raised by the least named,
+	// so that a counter that went from none to a little does not rank
+	// above one that went from a lot to fifty times that.
 	far := func(c change) float64 {
-		const floor = whyMinPerEvent / 10
-		return math.Abs(math.Log((c.mb + floor) / (c.ma + floor)))
+		return math.Abs(math.Log((c.mb + whyMinPerEvent) / (c.ma + whyMinPerEvent)))
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		x, y := far(cs[i]), far(cs[j])

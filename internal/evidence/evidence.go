@@ -29,6 +29,10 @@ type Reader struct {
 	prepared bool // its prepared statements' executions
 	missing  []string
 	took     time.Duration
+	// own is what one Take adds to the server's counters (its own queries'
+	// rows and statements): the start's Take falls in the window, so it is
+	// taken out of the window's changes.
+	own map[string]float64
 }
 
 // Snapshot is the server's counters and statement figures at one moment.
@@ -64,6 +68,7 @@ func Open(ctx context.Context, db *sql.DB, schema string) *Reader {
 		return r
 	}
 	r.digests = true
+	defer r.measureOwn(ctx)
 	var consumer string
 	err := db.QueryRowContext(ctx, "SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'events_statements_current'").Scan(&consumer)
 	if err == nil && consumer == "YES" {
@@ -73,6 +78,17 @@ func Open(ctx context.Context, db *sql.DB, schema string) *Reader {
 			"(start the server with performance-schema-consumer-events-statements-current=ON)")
 	}
 	return r
+}
+
+// measureOwn takes two snapshots back to back: their difference is one
+// Take's own footprint on the counters.
+func (r *Reader) measureOwn(ctx context.Context) {
+	a := r.Take(ctx)
+	b := r.Take(ctx)
+	r.own = map[string]float64{}
+	for k, v := range b.status {
+		r.own[k] = v - a.status[k]
+	}
 }
 
 // Take reads the counters and the statements' figures now. A query the
@@ -127,7 +143,7 @@ func (r *Reader) Figures(a, b *Snapshot) *result.Evidence {
 		ev.Counters = map[string]float64{}
 		for k, v := range b.status {
 			if was, ok := a.status[k]; ok {
-				ev.Counters[k] = v - was
+				ev.Counters[k] = v - was - r.own[k]
 			}
 		}
 	}
