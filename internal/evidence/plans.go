@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/worker"
 )
@@ -66,13 +67,14 @@ func (r *Reader) jsonPlan(ctx context.Context, q string, args []any) (result.Pla
 
 func (r *Reader) briefPlan(ctx context.Context, q string, args []any) (result.Plan, error) {
 	var rows [][]string
-	err := queryRows(ctx, r.db, "EXPLAIN FORMAT='brief' "+q, args, func(v []sql.NullString) {
+	err := conn.QueryStrings(ctx, r.db, "EXPLAIN FORMAT='brief' "+q, func(v []sql.NullString) error {
 		row := make([]string, len(v))
 		for i, x := range v {
 			row[i] = x.String
 		}
 		rows = append(rows, row)
-	})
+		return nil
+	}, args...)
 	if err != nil {
 		return result.Plan{}, err
 	}
@@ -81,30 +83,6 @@ func (r *Reader) briefPlan(ctx context.Context, q string, args []any) (result.Pl
 		text = append(text, strings.Join(row, "\t"))
 	}
 	return result.Plan{Query: q, Shape: BriefShape(rows), Explain: strings.Join(text, "\n")}, nil
-}
-
-func queryRows(ctx context.Context, db *sql.DB, q string, args []any, row func([]sql.NullString)) error {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return err
-	}
-	v := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range v {
-		ptrs[i] = &v[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-		row(v)
-	}
-	return rows.Err()
 }
 
 // shapeKeys are the parts of a MySQL/MariaDB JSON plan that make its shape:
