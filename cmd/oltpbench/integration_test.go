@@ -440,6 +440,18 @@ func restartServer(t *testing.T, scripts, dir string) {
 	}
 }
 
+// eventually polls cond every 10 ms until it holds, and fails the test
+// naming what when timeout passes first: a wait for a server or a process
+// to get somewhere, not a sleep that hides a race.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, timeout)
+		}
+	}
+}
+
 func waitFor(t *testing.T, b *bytes.Buffer, s string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)

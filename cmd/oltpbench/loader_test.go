@@ -149,20 +149,14 @@ func startPrepare(t *testing.T, db string, extra ...string) (*exec.Cmd, *bytes.B
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { cmd.Process.Kill() })
 	d := openDB(t, "")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	eventually(t, 30*time.Second, "the load progressing", func() bool {
 		var n int
 		d.QueryRow("SELECT COUNT(*) FROM " + db + ".oltpbench_progress").Scan(&n)
-		if n >= 3 {
-			return cmd, &se
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("load never progressed: %s", se.String())
-		}
-		time.Sleep(20 * time.Millisecond) // polling the server, not hiding a race
-	}
+		return n >= 3
+	})
+	return cmd, &se
 }
 
 // SIGKILL in the middle of a load, then --resume: the same rows as a clean load.

@@ -305,19 +305,13 @@ reset_command = "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > cou
 		for sc.Scan() && sc.Text() != "Reset (reload) before cell 2/2" {
 		}
 		// Killed once the reload's load is under way (units in).
+		t.Cleanup(func() { cmd.Process.Kill() })
 		d := openDB(t, "")
-		for deadline := time.Now().Add(60 * time.Second); ; {
+		eventually(t, 60*time.Second, "the reload loading a unit", func() bool {
 			var n int
 			d.QueryRow("SELECT COUNT(*) FROM " + db + ".oltpbench_progress p JOIN " + db + ".oltpbench_dataset d ON d.k = 'state' AND d.v = 'loading'").Scan(&n)
-			if n >= 2 {
-				break
-			}
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatal("the reload never loaded a unit")
-			}
-			time.Sleep(10 * time.Millisecond) // polling the server, not hiding a race
-		}
+			return n >= 2
+		})
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		kept := mustRead(t, filepath.Join(dir, "tpcc-4threads-r1.json"))
@@ -352,20 +346,14 @@ func killAt(t *testing.T, args []string, line string) {
 	}
 }
 
-// gone waits for a process to end.
+// gone waits for a process to end (or be a zombie: ended, waiting for its
+// reaper).
 func gone(t *testing.T, proc string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) { // polling, not hiding a race
-		if _, err := os.Stat(proc); os.IsNotExist(err) {
-			return
-		}
-		if b, _ := os.ReadFile(proc + "/stat"); strings.Contains(string(b), ") Z ") {
-			return // a zombie: ended, waiting for its reaper
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the killed plan's reset command %s still runs", proc)
-		}
-	}
+	eventually(t, 10*time.Second, "the killed plan's reset command "+proc+" ending", func() bool {
+		b, err := os.ReadFile(proc + "/stat")
+		return os.IsNotExist(err) || strings.Contains(string(b), ") Z ")
+	})
 }
 
 // resumed runs the killed reset plan again: cell 1 is kept, cell 2 is

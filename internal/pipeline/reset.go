@@ -31,17 +31,7 @@ func (p *Pipeline) Ensure(ctx context.Context, co conn.Options, whose string) er
 // dropped first (as cleanup drops it) and loaded again. Another dataset in
 // the database is an error, not dropped.
 func (p *Pipeline) Reload(ctx context.Context, co conn.Options, whose string) error {
-	state, have, err := loader.CheckDataset(ctx, co, p.w.Dataset(), whose)
-	if err != nil {
-		return err
-	}
-	cutLoad := state == loader.LoadCut && strings.HasPrefix(have["unit"], "chunk:")
-	if state != loader.NoDataset && !cutLoad {
-		if err := p.drop(ctx, co); err != nil {
-			return err
-		}
-	}
-	return p.Ensure(ctx, co, whose)
+	return p.remake(ctx, co, whose, "chunk:", func(bool) error { return p.Ensure(ctx, co, whose) })
 }
 
 // Reimport loads the dataset from its CSV files in from (a folder or
@@ -53,31 +43,41 @@ func (p *Pipeline) Reimport(ctx context.Context, co conn.Options, from, whose st
 	if len(ds.Tables) == 0 {
 		return errors.New("reset = \"reimport\" loads the CSV files of a dataset the loader makes, and this one is made by its workload's own prepare: use reset = \"reload\" or \"command\"")
 	}
-	state, have, err := loader.CheckDataset(ctx, co, ds, whose)
-	if err != nil {
-		return err
-	}
 	lo, err := p.f.load.Options(p.f.threads)
 	if err != nil {
 		return err
 	}
 	lo.Dir, lo.Log, lo.Quiet, lo.Info, lo.Watch = from, p.out, true, p.detail, p.exp.WatchLoad
+	// The files first: a folder that cannot be written drops nothing.
 	if err := loader.EnsureCSV(ctx, co.DB, ds, lo, p.out); err != nil {
 		return err
 	}
-	lo.Resume = state == loader.LoadCut && strings.HasPrefix(have["unit"], "file:")
-	if state != loader.NoDataset && !lo.Resume {
+	return p.remake(ctx, co, whose, "file:", func(resume bool) error {
+		lo.Resume, lo.Quiet = resume, !p.w.Hooks().TableMessages
+		rep, err := loader.ImportDir(ctx, co, from, lo)
+		if err != nil {
+			return err
+		}
+		rep.Summary(p.detail)
+		return p.afterLoad(ctx, co)
+	})
+}
+
+// remake drops whatever the database holds of the dataset, unless it is a
+// cut load of the same kind (its record's unit starts with unit), then
+// loads: resume says to finish the cut one. Another dataset is an error.
+func (p *Pipeline) remake(ctx context.Context, co conn.Options, whose, unit string, load func(resume bool) error) error {
+	state, have, err := loader.CheckDataset(ctx, co, p.w.Dataset(), whose)
+	if err != nil {
+		return err
+	}
+	resume := state == loader.LoadCut && strings.HasPrefix(have["unit"], unit)
+	if state != loader.NoDataset && !resume {
 		if err := p.drop(ctx, co); err != nil {
 			return err
 		}
 	}
-	lo.Quiet = !p.w.Hooks().TableMessages
-	rep, err := loader.ImportDir(ctx, co, from, lo)
-	if err != nil {
-		return err
-	}
-	rep.Summary(p.detail)
-	return p.afterLoad(ctx, co)
+	return load(resume)
 }
 
 // Fresh says whether the database holds the dataset as its load left it,
