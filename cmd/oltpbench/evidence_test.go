@@ -101,8 +101,10 @@ func TestWhyEvidence(t *testing.T) {
 			t.Errorf("report compare lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "A -> B:") {
-		t.Errorf("a why between A and B without --why:\n%s", out)
+	// A and B are one server: where noise makes A -> B look worse, the
+	// evidence names no cause for it.
+	if n, clean := strings.Count(out, "A -> B:"), strings.Count(out, "A -> B:\n    no statement, plan or server counter moved beyond the repeats' spread\n"); n != clean {
+		t.Errorf("a cause named between A and B:\n%s", out)
 	}
 	m := regexp.MustCompile(`counter Handler_read_rnd_next per event: ([\d.e+-]+) -> ([\d.e+-]+)`).FindAllStringSubmatch(out, -1)
 	if len(m) != 2 {
