@@ -46,5 +46,5 @@ set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.
-go test -race -count=1 ./internal/runner ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/compare ./loader
+go test -race -count=1 ./internal/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/compare ./loader
 go test -count=1 -timeout 20m ./...

@@ -37,6 +37,20 @@ var stmtDefs = [numStmtKinds]string{
 	insertRow:      "INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)",
 }
 
+// stmtNames are the statements' names in oltp_common.lua's stmt_defs: the
+// names their client latency is kept under.
+var stmtNames = [numStmtKinds]string{
+	pointSelect:    "point_selects",
+	simpleRange:    "simple_ranges",
+	sumRange:       "sum_ranges",
+	orderRange:     "order_ranges",
+	distinctRange:  "distinct_ranges",
+	indexUpdate:    "index_updates",
+	nonIndexUpdate: "non_index_updates",
+	deleteRow:      "deletes",
+	insertRow:      "inserts",
+}
+
 // step is one group of an event: count executions of a statement kind on one
 // randomly chosen table (delete+insert go together, as execute_delete_inserts).
 type step struct {

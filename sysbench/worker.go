@@ -51,6 +51,7 @@ type testWorker struct {
 	begin *worker.Stmt
 	end   *worker.Stmt
 	one   *worker.Stmt // select_random_points / select_random_ranges
+	text  worker.Label // oltp_insert's and bulk_insert's text statements
 	c     [len(cTemplate)]byte
 	pad   [len(padTemplate)]byte
 	buf   []byte
@@ -76,30 +77,35 @@ func (r *Run) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error
 func (w *testWorker) prepare() error {
 	o := &w.r.o
 	var err error
-	prep := func(q string) *worker.Stmt {
+	t := w.r.test
+	prep := func(name, q string) *worker.Stmt {
 		if err != nil {
 			return nil
 		}
 		var s *worker.Stmt
-		s, err = w.sess.Prepare(q)
+		s, err = w.sess.PrepareNamed(worker.StmtName{Event: t.Name, Name: name}, q)
 		return s
 	}
-	t := w.r.test
 	switch t.custom {
 	case randomPointsEvent:
-		w.one = prep("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + worker.Repeat("?", ", ", o.RandomPoints) + ")")
+		w.one = prep("random_points", "SELECT id, k, c, pad FROM sbtest1 WHERE k IN ("+worker.Repeat("?", ", ", o.RandomPoints)+")")
 		w.rlen = o.TableSize / int64(max(o.Threads, 1))
 		return err
 	case randomRangesEvent:
-		w.one = prep("SELECT count(k) FROM sbtest1 WHERE " + worker.Repeat("k BETWEEN ? AND ?", " OR ", o.NumberOfRanges))
+		w.one = prep("random_ranges", "SELECT count(k) FROM sbtest1 WHERE "+worker.Repeat("k BETWEEN ? AND ?", " OR ", o.NumberOfRanges))
 		w.rlen = o.TableSize / int64(max(o.Threads, 1))
 		return err
-	case insertEvent, bulkInsertEvent:
-		return nil // text statements, as sysbench sends them
+	case insertEvent:
+		// Text statements, as sysbench sends them.
+		w.text = w.sess.Label(worker.StmtName{Event: t.Name, Name: "inserts"})
+		return nil
+	case bulkInsertEvent:
+		w.text = w.sess.Label(worker.StmtName{Event: t.Name, Name: "bulk_inserts"})
+		return nil
 	}
 	if t.trx && !o.SkipTrx {
-		w.begin = prep("BEGIN")
-		w.end = prep("COMMIT")
+		w.begin = prep("begin", "BEGIN")
+		w.end = prep("commit", "COMMIT")
 	}
 	kinds := map[stmtKind]bool{}
 	for _, s := range w.r.steps {
@@ -114,7 +120,7 @@ func (w *testWorker) prepare() error {
 		}
 		w.stmts[k] = make([]*worker.Stmt, o.Tables)
 		for n := 1; n <= o.Tables; n++ {
-			w.stmts[k][n-1] = prep(fmt.Sprintf(stmtDefs[k], n))
+			w.stmts[k][n-1] = prep(stmtNames[k], fmt.Sprintf(stmtDefs[k], n))
 		}
 	}
 	return err
@@ -223,7 +229,7 @@ func (w *testWorker) insert() error {
 	b = append(b, w.pad[:]...)
 	b = append(b, "')"...)
 	w.buf = b
-	c, err := w.sess.ExecCounted(string(b))
+	c, err := w.sess.ExecCountedAs(w.text, string(b))
 	if err != nil {
 		return err
 	}
@@ -293,7 +299,7 @@ func (w *testWorker) flushBulk() error {
 	}
 	q := string(w.buf)
 	w.buf = w.buf[:0]
-	c, err := w.sess.ExecCounted(q)
+	c, err := w.sess.ExecCountedAs(w.text, q)
 	if err != nil {
 		return err
 	}

@@ -15,13 +15,13 @@ type delivery struct {
 }
 
 func (t *delivery) prepare(p *preparer) {
-	t.noMin = p.stmt("SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE")
-	t.noDel = p.stmt("DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?")
-	t.orderCust = p.stmt("SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
-	t.orderCarrier = p.stmt("UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
-	t.olDeliv = p.stmt("UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
-	t.olSum = p.stmt("SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
-	t.custDeliv = p.stmt("UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	t.noMin = p.stmt("new_order_select", "SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE")
+	t.noDel = p.stmt("new_order_delete", "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?")
+	t.orderCust = p.stmt("order_select", "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
+	t.orderCarrier = p.stmt("order_update", "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
+	t.olDeliv = p.stmt("order_line_update", "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
+	t.olSum = p.stmt("order_line_sum", "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
+	t.custDeliv = p.stmt("customer_update", "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
 }
 
 // inputs: clause 2.7.1, a carrier.

@@ -15,31 +15,34 @@ type newOrder struct {
 	items, stock, stockUpd, stockUpdLine                 *worker.Stmt
 	insLines                                             [maxLines + 1]*worker.Stmt // by line count, prepared when first needed
 	sess                                                 *worker.Session
+	insLinesName                                         worker.StmtName
+	rollback                                             worker.Label // the 1% rollback's
 	schema                                               *Schema
 	changes                                              []stockChange // reused
 }
 
 func (t *newOrder) prepare(p *preparer) {
 	t.sess, t.schema = p.sess, p.cfg.Schema
-	t.custWare = p.stmt("SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?")
-	t.distForUpd = p.stmt("SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE")
-	t.distUpd = p.stmt("UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?")
-	t.insOrder = p.stmt("INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, ?, ?)")
-	t.insNewOrder = p.stmt("INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)")
+	t.insLinesName, t.rollback = p.name("order_line_insert"), p.sess.Label(p.name("rollback"))
+	t.custWare = p.stmt("customer_warehouse_select", "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?")
+	t.distForUpd = p.stmt("district_select", "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE")
+	t.distUpd = p.stmt("district_update", "UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?")
+	t.insOrder = p.stmt("order_insert", "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	t.insNewOrder = p.stmt("new_order_insert", "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)")
 	// One statement for any number of lines: unused IN slots repeat the first
 	// value, which changes neither the rows nor the locks.
-	t.items = p.stmt("SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + worker.Repeat("?", ", ", maxLines) + ")")
-	t.stock = p.stmt("SELECT s_i_id, s_w_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE (s_w_id, s_i_id) IN (" + worker.Repeat("(?, ?)", ", ", maxLines) + ") FOR UPDATE")
+	t.items = p.stmt("item_select", "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN ("+worker.Repeat("?", ", ", maxLines)+")")
+	t.stock = p.stmt("stock_select", "SELECT s_i_id, s_w_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE (s_w_id, s_i_id) IN ("+worker.Repeat("(?, ?)", ", ", maxLines)+") FOR UPDATE")
 	// All of an order's stock rows in one statement, not one per line: the
 	// rows are those locked above, each set to the values the lines applied
 	// in turn would leave (bindStockUpdate lays out the parameters).
 	if p.cfg.StockPerLine {
-		t.stockUpdLine = p.stmt("UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?")
+		t.stockUpdLine = p.stmt("stock_update", "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?")
 		return
 	}
-	t.stockUpd = p.stmt("UPDATE stock SET s_quantity = " + stockCase + ", s_ytd = s_ytd + " + stockCase +
-		", s_order_cnt = s_order_cnt + " + stockCase + ", s_remote_cnt = s_remote_cnt + " + stockCase +
-		" WHERE (s_w_id, s_i_id) IN (" + worker.Repeat("(?, ?)", ", ", maxLines) + ")")
+	t.stockUpd = p.stmt("stock_update", "UPDATE stock SET s_quantity = "+stockCase+", s_ytd = s_ytd + "+stockCase+
+		", s_order_cnt = s_order_cnt + "+stockCase+", s_remote_cnt = s_remote_cnt + "+stockCase+
+		" WHERE (s_w_id, s_i_id) IN ("+worker.Repeat("(?, ?)", ", ", maxLines)+")")
 }
 
 // inputs: clause 2.4.1. 1% of orders end on an unused item and roll back;
@@ -115,7 +118,8 @@ func (t *newOrder) run(w *terminal, in *txInput) error {
 	}
 	if !found {
 		// The unused item of the 1% rollback (clause 2.4.2.3).
-		return w.Rollback()
+		_, err := t.sess.ExecCountedAs(t.rollback, "ROLLBACK")
+		return err
 	}
 	order := lineOrder(lines)
 	stock, err := t.readStock(lines, order, in.d)
@@ -227,7 +231,7 @@ func (t *newOrder) readStock(lines []line, order []int, district int64) (map[[2]
 func (t *newOrder) writeLines(in *txInput, next int64, lines []line, order []int, stock map[[2]int64]*stockRow) error {
 	n := len(lines)
 	if t.insLines[n] == nil {
-		st, err := t.sess.Prepare(t.schema.SQL("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " + worker.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?)", ", ", n)))
+		st, err := t.sess.PrepareNamed(t.insLinesName, t.schema.SQL("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES "+worker.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?)", ", ", n)))
 		if err != nil {
 			return err
 		}

@@ -12,10 +12,10 @@ type orderStatus struct {
 }
 
 func (t *orderStatus) prepare(p *preparer) {
-	t.custByName = p.stmt(customerByNameSQL)
-	t.custSel = p.stmt("SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	t.lastOrder = p.stmt("SELECT o_id, o_carrier_id, o_entry_d FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1")
-	t.orderLines = p.stmt("SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
+	t.custByName = p.stmt("customer_by_name", customerByNameSQL)
+	t.custSel = p.stmt("customer_select", "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	t.lastOrder = p.stmt("order_select", "SELECT o_id, o_carrier_id, o_entry_d FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1")
+	t.orderLines = p.stmt("order_line_select", "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
 }
 
 // inputs: clause 2.6.1, a customer of the home district.

@@ -17,16 +17,16 @@ type payment struct {
 }
 
 func (t *payment) prepare(p *preparer) {
-	t.distYtd = p.stmt("UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?")
-	t.distSel = p.stmt("SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = ? AND d_id = ?")
-	t.wareUpd = p.stmt("UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?")
-	t.wareSel = p.stmt("SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?")
-	t.custByName = p.stmt(customerByNameSQL)
-	t.custForUpd = p.stmt("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE")
-	t.custData = p.stmt("SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	t.custUpdBC = p.stmt("UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	t.custUpd = p.stmt("UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	t.insHist = p.stmt("INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+	t.distYtd = p.stmt("district_update", "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?")
+	t.distSel = p.stmt("district_select", "SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = ? AND d_id = ?")
+	t.wareUpd = p.stmt("warehouse_update", "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?")
+	t.wareSel = p.stmt("warehouse_select", "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?")
+	t.custByName = p.stmt("customer_by_name", customerByNameSQL)
+	t.custForUpd = p.stmt("customer_select", "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE")
+	t.custData = p.stmt("customer_data_select", "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	t.custUpdBC = p.stmt("customer_update_bc", "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	t.custUpd = p.stmt("customer_update", "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	t.insHist = p.stmt("history_insert", "INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 }
 
 // inputs: clause 2.5.1. 15% of payments are for a customer of another

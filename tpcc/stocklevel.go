@@ -12,8 +12,8 @@ type stockLevel struct {
 }
 
 func (t *stockLevel) prepare(p *preparer) {
-	t.next = p.stmt("SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?")
-	t.count = p.stmt("SELECT COUNT(DISTINCT(s_i_id)) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?")
+	t.next = p.stmt("district_select", "SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?")
+	t.count = p.stmt("stock_count", "SELECT COUNT(DISTINCT(s_i_id)) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?")
 }
 
 // inputs: clause 2.8.1, a threshold; the district is the terminal's.

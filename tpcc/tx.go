@@ -198,29 +198,40 @@ type line struct {
 }
 
 type terminal struct {
-	r             *Run
-	th            *worker.Thread
-	st            *threadState
-	sess          *worker.Session
-	begin, commit *worker.Stmt
-	tx            [numTx]transaction
-	rows          *rowRecorder
-}
-
-// preparer prepares statements on a session and keeps the first error.
-type preparer struct {
+	r    *Run
+	th   *worker.Thread
+	st   *threadState
 	sess *worker.Session
-	cfg  *Config
-	err  error
+	// begin and commit are the running transaction's: each transaction
+	// has its own, so that their client latency is the transaction's
+	// (one server-side statement of each text serves all five).
+	begin, commit   *worker.Stmt
+	begins, commits [numTx]*worker.Stmt
+	tx              [numTx]transaction
+	rows            *rowRecorder
 }
 
-func (p *preparer) stmt(q string) *worker.Stmt {
+// preparer prepares a transaction's statements on a session, named for the
+// transaction, and keeps the first error.
+type preparer struct {
+	sess  *worker.Session
+	cfg   *Config
+	event string // the transaction's name
+	err   error
+}
+
+// stmt prepares q under name (new_order's stock_select).
+func (p *preparer) stmt(name, q string) *worker.Stmt {
 	if p.err != nil {
 		return nil
 	}
-	s, err := p.sess.Prepare(p.cfg.Schema.SQL(q))
+	s, err := p.sess.PrepareNamed(p.name(name), p.cfg.Schema.SQL(q))
 	p.err = err
 	return s
+}
+
+func (p *preparer) name(name string) worker.StmtName {
+	return worker.StmtName{Event: p.event, Name: name}
 }
 
 // NewWorker prepares a thread's statements on dc.
@@ -248,8 +259,9 @@ func (r *Run) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error
 		w.rows = r.rows[th.ID]
 	}
 	p := &preparer{sess: w.sess, cfg: &r.cfg}
-	w.begin, w.commit = p.stmt("BEGIN"), p.stmt("COMMIT")
 	for t, x := range transactions {
+		p.event = x.name
+		w.begins[t], w.commits[t] = p.stmt("begin", "BEGIN"), p.stmt("commit", "COMMIT")
 		w.tx[t] = x.new()
 		w.tx[t].prepare(p)
 	}
@@ -354,6 +366,7 @@ func (w *terminal) Event() (int, error) {
 		w.r.Audit.Retries[t].Add(1)
 	}
 	st.pending = t
+	w.begin, w.commit = w.begins[t], w.commits[t]
 	var t0 time.Time
 	if w.rows != nil {
 		t0 = time.Now()

@@ -90,7 +90,7 @@ func TestWhyEvidence(t *testing.T) {
 	r := inProcess("report", "compare", dirs["A"], dirs["B"], dirs["C"], "--names=A,B,C")
 	out := r.stdout
 	for _, want := range []string{
-		"Why (the server's evidence):\n  4 threads, B -> C:\n    statement SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?): server latency ",
+		"Why (the evidence):\n  4 threads, B -> C:\n    statement SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?): server latency ",
 		"    statement SELECT count(k) FROM sbtest1 WHERE k BETWEEN ? AND ?",
 		"; no index used in 100% of executions (0% before)",
 		"    plan of SELECT count(k) FROM sbtest1 WHERE k BETWEEN ? AND ? OR k BETWEEN ? AND ?",
@@ -236,7 +236,7 @@ func TestWhyTPCC(t *testing.T) {
 	if i := strings.Index(out, "Why ("); i >= 0 {
 		t.Logf("%s", out[i:])
 	}
-	for _, want := range []string{"Why (the server's evidence):\n  4 threads, A -> B:\n", "    statement SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first: server latency ",
+	for _, want := range []string{"Why (the evidence):\n  4 threads, A -> B:\n", "    statement SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first: server latency ",
 		"    plan of SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report compare lacks %q:\n%s", want, out)

@@ -127,7 +127,7 @@ func (rep *Report) Text(w io.Writer) {
 			}
 		}
 		if whys := rep.whyLines(t); len(whys) > 0 {
-			fmt.Fprintln(w, "Why (the server's evidence):")
+			fmt.Fprintln(w, "Why (the evidence):")
 			for _, y := range whys {
 				fmt.Fprintf(w, "  %s\n", y[0])
 				for _, x := range y[1:] {
@@ -254,7 +254,7 @@ func (rep *Report) Markdown(w io.Writer) {
 		bullets(w, "", t.CellVerdicts(labels))
 		bullets(w, "Where it got worse:", t.Where(labels))
 		if whys := rep.whyLines(t); len(whys) > 0 {
-			fmt.Fprintf(w, "Why (the server's evidence):\n\n")
+			fmt.Fprintf(w, "Why (the evidence):\n\n")
 			for _, y := range whys {
 				fmt.Fprintf(w, "- %s\n", mdCell(y[0]))
 				for _, x := range y[1:] {
@@ -563,9 +563,86 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 			releaseChart(w, t, labels, bars)
 		}
 		behaviour(w, t, labels)
+		statementBars(w, t, labels, rep.Whys(t))
 		fmt.Fprintf(w, "</div>\n")
 	}
 	fmt.Fprintf(w, "</body></html>\n")
+}
+
+// Whys are the table's whys as the report words them (rep.Why: all pairs).
+func (rep *Report) Whys(t Table) []Why { return t.Whys(rep.Labels, rep.Why) }
+
+// statementBars draws, for each cell a why explains (else the cell of the
+// most threads), each statement's client latency per execution of its event
+// by version: bars side by side, one colour a version, from the median run.
+func statementBars(w io.Writer, t Table, labels []string, whys []Why) {
+	var rows []Row
+	for _, r := range t.Rows {
+		for _, y := range whys {
+			if y.Threads == r.Threads {
+				rows = append(rows, r)
+				break
+			}
+		}
+	}
+	if len(rows) == 0 && len(t.Rows) > 0 {
+		rows = t.Rows[len(t.Rows)-1:]
+	}
+	for _, r := range rows {
+		var keys []string
+		ms := map[string][]float64{} // per key, per version
+		for v, res := range r.Med {
+			if res == nil {
+				continue
+			}
+			for _, st := range res.Statements {
+				if ms[st.Key()] == nil {
+					keys = append(keys, st.Key())
+					ms[st.Key()] = make([]float64, len(labels))
+				}
+				ms[st.Key()][v] = res.StatementMs(st)
+			}
+		}
+		if len(keys) > 0 {
+			bars(w, fmt.Sprintf("Client latency per statement, ms per event, %d threads", r.Threads), labels, keys, ms)
+		}
+	}
+}
+
+// bars is a horizontal bar chart: a group of bars per key, one per version.
+func bars(w io.Writer, title string, labels []string, keys []string, v map[string][]float64) {
+	const L, R, T, bar, gap = 230.0, 60.0, 30.0, 7.0, 8.0
+	n := len(labels)
+	W := 460.0
+	legendRows := (n + 3) / 4
+	H := T + float64(len(keys))*(float64(n)*bar+gap) + 16 + 14*float64(legendRows)
+	top := 0.0
+	for _, k := range keys {
+		top = math.Max(top, slices.Max(v[k]))
+	}
+	if top == 0 {
+		top = 1
+	}
+	e := html.EscapeString
+	fmt.Fprintf(w, `<svg class="bars" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" xmlns="http://www.w3.org/2000/svg">`, W, H, W, H)
+	fmt.Fprintf(w, `<text x="%.0f" y="18" font-size="13" font-weight="bold">%s</text>`, L/8, e(title))
+	y := T
+	for _, k := range keys {
+		fmt.Fprintf(w, `<text x="%.0f" y="%.1f" font-size="10" text-anchor="end">%s</text>`, L-6, y+float64(n)*bar/2+3, e(k))
+		for i, x := range v[k] {
+			wd := (W - L - R) * x / top
+			fmt.Fprintf(w, `<rect x="%.0f" y="%.1f" width="%.1f" height="%.0f" fill="%s"><title>%s: %.3f ms</title></rect>`, L, y, wd, bar-1, color(i), e(labels[i]), x)
+			fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="8">%.3g</text>`, L+wd+3, y+bar-1, x)
+			y += bar
+		}
+		y += gap
+	}
+	for i, l := range labels {
+		x := L/8 + float64(i%4)*110
+		yy := H - 14*float64(legendRows-i/4)
+		fmt.Fprintf(w, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f" font-size="11">%s</text>`, x, yy, color(i), x+14, yy+9, e(l))
+	}
+	fmt.Fprintf(w, "</svg>\n")
 }
 
 // spread is the lowest and highest throughput of repeats (0, 0 for fewer
@@ -832,6 +909,7 @@ func Show(w io.Writer, r *result.Result) error {
 		p := op.Percentiles
 		fmt.Fprintf(w, "%-14s %10d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", op.Name, op.Count, op.MeanMs, p["50"], p["95"], p["99"], p["99.9"], op.MaxMs)
 	}
+	showStatements(w, r)
 	if h := r.ClientHealth; h != nil {
 		fmt.Fprintf(w, "client: %d CPU(s), %.0f%% used (user %.2f s, system %.2f s), GC %.1f%% of it, scheduling latency p99 %.2f ms, peak RSS %.0f MiB\n",
 			h.CPUs, 100*h.CPUShare, h.UserSeconds, h.SysSeconds, 100*h.GCShare, h.SchedLatP99Ms, float64(h.PeakRSSBytes)/(1<<20))
@@ -927,6 +1005,24 @@ func (rep *Report) Regressions(limit float64) []string {
 		bad = append(bad, t.Regressions(rep.Labels, limit, rep.FailOnClientBound)...)
 	}
 	return bad
+}
+
+// showStatements prints the client latency of each statement with its
+// share of its event's time: the statements of an event add up to nearly
+// all of it, and the rest is the client's own.
+func showStatements(w io.Writer, r *result.Result) {
+	if len(r.Statements) == 0 {
+		return
+	}
+	width := len("statement")
+	for _, st := range r.Statements {
+		width = max(width, len(st.Key()))
+	}
+	fmt.Fprintf(w, "%-*s %10s %9s %9s %9s %9s %9s\n", width, "statement", "count", "mean ms", "p50", "p95", "p99", "of event")
+	for _, st := range r.Statements {
+		p := st.Percentiles
+		fmt.Fprintf(w, "%-*s %10d %9.3f %9.3f %9.3f %9.3f %8.1f%%\n", width, st.Key(), st.Count, st.MeanMs, p["50"], p["95"], p["99"], 100*r.StatementShare(st))
+	}
 }
 
 // showEvidence prints a result's server evidence: the statements taking the

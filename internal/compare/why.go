@@ -9,13 +9,15 @@ import (
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
-// Why is what the server's evidence says changed in a cell from one version
-// to another: the statements whose server latency moved, and the counters
-// per event that moved beyond the spread of the repeats.
+// Why is what the evidence says changed in a cell from one version to
+// another: the statements whose server or client latency moved, the plans
+// that changed, and the counters per event that moved beyond the spread of
+// the repeats.
 type Why struct {
 	Threads    int
 	From, To   int
 	Statements []string
+	Client     []string // statements whose client latency moved
 	Plans      []string // plans whose shape changed, both shown
 	Counters   []string
 	Missing    []string // evidence a version's runs lack
@@ -59,6 +61,9 @@ func (t *Table) Whys(labels []string, all bool) []Why {
 		for _, p := range pairs[row.Threads] {
 			w := Why{Threads: row.Threads, From: p[0], To: p[1]}
 			w.Missing = missingEvidence(labels, row, p[0], p[1])
+			if timed(row.Runs[p[0]]) && timed(row.Runs[p[1]]) {
+				w.Client = clientChanges(row.Runs[p[0]], row.Runs[p[1]])
+			}
 			if evidenced(row.Runs[p[0]]) && evidenced(row.Runs[p[1]]) {
 				w.Statements = statementChanges(row.Runs[p[0]], row.Runs[p[1]])
 				w.Plans = planChanges(row.Runs[p[0]], row.Runs[p[1]])
@@ -114,10 +119,23 @@ func evidenced(runs []*result.Result) bool {
 	return len(runs) > 0
 }
 
+// timed says whether every run has its statements' client latency.
+func timed(runs []*result.Result) bool {
+	for _, r := range runs {
+		if len(r.Statements) == 0 {
+			return false
+		}
+	}
+	return len(runs) > 0
+}
+
 // missingEvidence says what the two versions' runs lack.
 func missingEvidence(labels []string, row Row, from, to int) []string {
 	var out []string
 	for _, v := range []int{from, to} {
+		if !timed(row.Runs[v]) {
+			out = append(out, labels[v]+": no client latency per statement in its results (written before oltpbench timed statements, run with --statement-latency=false, or a workload that names none)")
+		}
 		if !evidenced(row.Runs[v]) {
 			out = append(out, labels[v]+": no server evidence in its results (written before oltpbench read it, or a dry run)")
 			continue
@@ -323,6 +341,9 @@ func (w Why) Lines(labels []string) []string {
 	for _, s := range w.Statements {
 		out = append(out, "statement "+s)
 	}
+	for _, s := range w.Client {
+		out = append(out, "client statement "+s)
+	}
 	for _, p := range w.Plans {
 		out = append(out, "plan "+p)
 	}
@@ -341,8 +362,67 @@ func (w Why) Lines(labels []string) []string {
 // whyLines are the table's whys, worded.
 func (rep *Report) whyLines(t Table) [][]string {
 	var out [][]string
-	for _, w := range t.Whys(rep.Labels, rep.Why) {
+	for _, w := range rep.Whys(t) {
 		out = append(out, w.Lines(rep.Labels))
+	}
+	return out
+}
+
+// clientChanges are the statements whose client latency per execution
+// moved beyond the repeats, the most time per event changed first, with
+// their share of their event's time.
+func clientChanges(a, b []*result.Result) []string {
+	type change struct {
+		key, event            string
+		ratio, la, lb, dPerEv float64
+		share                 float64
+	}
+	keys := map[string]bool{}
+	for _, r := range b {
+		for _, s := range r.Statements {
+			keys[s.Key()] = true
+		}
+	}
+	var cs []change
+	for key := range keys {
+		event := ""
+		stat := func(runs []*result.Result) (lat, perEv, share []float64) {
+			for _, r := range runs {
+				for _, s := range r.Statements {
+					if s.Key() == key && s.Count > 0 {
+						event = s.Event
+						lat = append(lat, s.MeanMs)
+						perEv = append(perEv, r.StatementMs(s))
+						share = append(share, r.StatementShare(s))
+					}
+				}
+			}
+			return lat, perEv, share
+		}
+		la, pa, _ := stat(a)
+		lb, pb, sb := stat(b)
+		if len(la) < len(a) || len(lb) < len(b) { // not in every repeat of both
+			continue
+		}
+		ratio, ok := moved(la, lb)
+		if !ok {
+			continue
+		}
+		cs = append(cs, change{key: key, event: event, ratio: ratio, la: median(la), lb: median(lb),
+			dPerEv: math.Abs(median(pb) - median(pa)), share: median(sb)})
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].dPerEv != cs[j].dPerEv {
+			return cs[i].dPerEv > cs[j].dPerEv
+		}
+		return cs[i].key < cs[j].key
+	})
+	var out []string
+	for i, c := range cs {
+		if i == whyStatements {
+			break
+		}
+		out = append(out, fmt.Sprintf("%s: client latency %.3g -> %.3g ms an execution (%s), %.0f%% of %s's time", c.key, c.la, c.lb, times(c.ratio), 100*c.share, c.event))
 	}
 	return out
 }

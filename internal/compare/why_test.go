@@ -48,8 +48,54 @@ func TestWhyNamesWhatMoved(t *testing.T) {
 			}
 		})
 	}
-	row := Row{Threads: 4, Runs: [][]*result.Result{{{Totals: map[string]int64{"events": 1}}}, base(0.01, 0.5, 0.1, 0)}}
-	if m := missingEvidence([]string{"old", "new"}, row, 0, 1); len(m) != 1 || !strings.HasPrefix(m[0], "old: no server evidence") {
+	row := Row{Threads: 4, Runs: [][]*result.Result{{{Totals: map[string]int64{"events": 1}}}, timedRuns(base(0.01, 0.5, 0.1, 0), 0.1, 0.2)}}
+	if m := missingEvidence([]string{"old", "new"}, row, 0, 1); len(m) != 2 || !strings.HasPrefix(m[0], "old: no client latency per statement") ||
+		!strings.HasPrefix(m[1], "old: no server evidence") {
 		t.Errorf("missing: %v", m)
+	}
+}
+
+// timedRuns gives runs an event of 1 ms a run made of two statements of the
+// latencies given (ms an execution), with a little spread across repeats.
+func timedRuns(rs []*result.Result, sel, upd float64) []*result.Result {
+	for i, r := range rs {
+		j := 1 + float64(i)*0.01
+		n := r.Totals["events"]
+		r.Ops = []result.Op{{Name: "ev", Count: n, MeanMs: (sel + upd) * j * 1.02}}
+		r.Statements = []result.Statement{{Event: "ev", Op: result.Op{Name: "select", Count: n, MeanMs: sel * j}},
+			{Event: "ev", Op: result.Op{Name: "update", Count: n, MeanMs: upd * j}}}
+	}
+	return rs
+}
+
+// TestWhyNamesClientStatements: a statement whose client latency moved
+// beyond the repeats (1.5x, no overlap) is named with its share of the
+// event's time, the one that moved most per event first; one that did not
+// move, or moved within the repeats' spread, is not.
+func TestWhyNamesClientStatements(t *testing.T) {
+	runs := func(sel, upd float64) []*result.Result {
+		var rs []*result.Result
+		for range 3 {
+			rs = append(rs, &result.Result{Totals: map[string]int64{"events": 1000}})
+		}
+		return timedRuns(rs, sel, upd)
+	}
+	for _, c := range []struct {
+		name string
+		a, b []*result.Result
+		want []string
+	}{
+		{"the same", runs(0.2, 0.3), runs(0.2, 0.31), nil},
+		{"the select slower", runs(0.2, 0.3), runs(2, 0.3), []string{"ev.select: client latency 0.202 -> 2.02 ms an execution (10x), 85% of ev's time"}},
+		{"both, most per event first", runs(0.2, 0.3), runs(0.4, 3), []string{
+			"ev.update: client latency 0.303 -> 3.03 ms an execution (10x), 87% of ev's time",
+			"ev.select: client latency 0.202 -> 0.404 ms an execution (2x), 12% of ev's time"}},
+		{"within the spread", runs(0.2, 0.3), append(runs(0.2, 0.3)[:2], runs(2, 0.3)[0]), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := clientChanges(c.a, c.b); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
 	}
 }

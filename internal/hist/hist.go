@@ -5,6 +5,7 @@ package hist
 
 import (
 	"sync"
+	"sync/atomic"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -39,30 +40,63 @@ type Op struct {
 	total    *hdr.Histogram
 }
 
-// Registry holds the histograms of a run. Record is safe for concurrent use;
-// the other methods are called by one reporter goroutine, except Snapshot,
-// which any goroutine may call (a metrics scrape).
+// Registry holds the histograms of a run. Record is safe for concurrent use,
+// and so is Add; the other methods are called by one reporter goroutine,
+// except Snapshot, which any goroutine may call (a metrics scrape).
 type Registry struct {
-	ops []*Op
-	mu  sync.Mutex // the reporter's folding against Snapshot; Record never takes it
-	// snaps are Snapshot's histograms, reused: one is ~300 KB.
+	// ops is replaced whole by Add, so that Record reads it without a lock.
+	ops     atomic.Pointer[[]*Op]
+	stripes int
+	sigFigs int
+	mu      sync.Mutex // the reporter's folding against Snapshot and Add; Record never takes it
+	// snaps are Snapshot's histograms, reused: one is ~190 KB at SigFigs.
 	snaps []*hdr.Histogram
 }
 
-// NewRegistry makes a registry with one Op per name and nStripes stripes each.
+// NewRegistry makes a registry with one Op per name and nStripes stripes
+// each, at SigFigs.
 func NewRegistry(names []string, nStripes int) *Registry {
-	if nStripes < 1 {
-		nStripes = 1
-	}
-	r := &Registry{}
+	r := NewRegistryOf(nStripes, SigFigs)
 	for _, n := range names {
-		op := &Op{Name: n, stripes: make([]stripe, nStripes), pending: New(), interval: New(), total: New()}
-		for i := range op.stripes {
-			op.stripes[i].cur, op.stripes[i].spare = New(), New()
-		}
-		r.ops = append(r.ops, op)
+		r.Add(n)
 	}
 	return r
+}
+
+// NewRegistryOf makes an empty registry whose operations Add names as
+// they are met, at sigFigs significant figures: 2 keeps a histogram at
+// ~26 KB instead of ~190 KB, for figures many of which a run keeps (one
+// per statement) where 1% is precision enough.
+func NewRegistryOf(nStripes, sigFigs int) *Registry {
+	r := &Registry{stripes: max(nStripes, 1), sigFigs: sigFigs}
+	r.ops.Store(&[]*Op{})
+	return r
+}
+
+func (r *Registry) newHist() *hdr.Histogram { return hdr.New(MinValue, MaxValue, r.sigFigs) }
+
+// Add appends an operation and returns its index for Record. Concurrent
+// Records of the operations already there go on meanwhile.
+func (r *Registry) Add(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	op := &Op{Name: name, stripes: make([]stripe, r.stripes), pending: r.newHist(), interval: r.newHist(), total: r.newHist()}
+	for i := range op.stripes {
+		op.stripes[i].cur, op.stripes[i].spare = r.newHist(), r.newHist()
+	}
+	old := *r.ops.Load()
+	ops := append(old[:len(old):len(old)], op)
+	r.ops.Store(&ops)
+	return len(ops) - 1
+}
+
+// Names are the operations' names, in the order added.
+func (r *Registry) Names() []string {
+	var out []string
+	for _, o := range *r.ops.Load() {
+		out = append(out, o.Name)
+	}
+	return out
 }
 
 // Record adds one latency (microseconds) of operation op, on stripe hint
@@ -73,7 +107,7 @@ func (r *Registry) Record(op, hint int, us int64) {
 	} else if us > MaxValue {
 		us = MaxValue
 	}
-	o := r.ops[op]
+	o := (*r.ops.Load())[op]
 	s := &o.stripes[hint%len(o.stripes)]
 	s.mu.Lock()
 	_ = s.cur.RecordValue(us)
@@ -85,7 +119,7 @@ func (r *Registry) Record(op, hint int, us int64) {
 // reads its counters right before or after is off by an event in flight at
 // most; the slow merging comes after, in fold.
 func (r *Registry) cut() {
-	for _, o := range r.ops {
+	for _, o := range *r.ops.Load() {
 		for j := range o.stripes {
 			s := &o.stripes[j]
 			s.mu.Lock()
@@ -100,7 +134,7 @@ func (r *Registry) cut() {
 // one of this range is ~300 KB, so a new one per stripe and interval would
 // be most of a run's allocation.
 func (r *Registry) fold() {
-	for _, o := range r.ops {
+	for _, o := range *r.ops.Load() {
 		for j := range o.stripes {
 			old := o.stripes[j].spare
 			o.pending.Merge(old)
@@ -117,8 +151,9 @@ func (r *Registry) Interval() []*hdr.Histogram {
 	defer r.mu.Unlock()
 	r.cut()
 	r.fold()
-	out := make([]*hdr.Histogram, len(r.ops))
-	for i, o := range r.ops {
+	ops := *r.ops.Load()
+	out := make([]*hdr.Histogram, len(ops))
+	for i, o := range ops {
 		o.interval.Reset()
 		o.pending, o.interval = o.interval, o.pending
 		out[i] = o.interval
@@ -138,8 +173,9 @@ func (r *Registry) Total() []*hdr.Histogram {
 }
 
 func (r *Registry) totals() []*hdr.Histogram {
-	out := make([]*hdr.Histogram, len(r.ops))
-	for i, o := range r.ops {
+	ops := *r.ops.Load()
+	out := make([]*hdr.Histogram, len(ops))
+	for i, o := range ops {
 		out[i] = hdr.Import(o.total.Export())
 	}
 	return out
@@ -153,23 +189,38 @@ func (r *Registry) Checkpoint() []*hdr.Histogram {
 	r.cut()
 	r.fold()
 	out := r.totals()
-	for _, o := range r.ops {
+	for _, o := range *r.ops.Load() {
 		o.total.Reset()
 	}
 	return out
 }
 
 // Reset drops everything recorded so far (end of warm-up).
-func (r *Registry) Reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cut()
-	for _, o := range r.ops {
-		for j := range o.stripes {
-			o.stripes[j].spare.Reset()
+func (r *Registry) Reset() { Reset(r) }
+
+// Reset drops everything recorded so far in each registry (nil ones
+// skipped) at one moment: every registry is cut (pointer swaps) before any
+// is cleared, so that registries of one run (events, statements) start
+// their window together however long clearing takes.
+func Reset(rs ...*Registry) {
+	for _, r := range rs {
+		if r != nil {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.cut()
 		}
-		o.total.Reset()
-		o.pending.Reset()
+	}
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		for _, o := range *r.ops.Load() {
+			for j := range o.stripes {
+				o.stripes[j].spare.Reset()
+			}
+			o.total.Reset()
+			o.pending.Reset()
+		}
 	}
 }
 
@@ -181,13 +232,11 @@ func (r *Registry) Reset() {
 func (r *Registry) Snapshot() []*hdr.Histogram {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.snaps == nil {
-		r.snaps = make([]*hdr.Histogram, len(r.ops))
-		for i := range r.snaps {
-			r.snaps[i] = New()
-		}
+	ops := *r.ops.Load()
+	for len(r.snaps) < len(ops) {
+		r.snaps = append(r.snaps, r.newHist())
 	}
-	for i, o := range r.ops {
+	for i, o := range ops {
 		h := r.snaps[i]
 		h.Reset()
 		h.Merge(o.total) // total holds pending too
@@ -198,7 +247,7 @@ func (r *Registry) Snapshot() []*hdr.Histogram {
 			s.mu.Unlock()
 		}
 	}
-	return append([]*hdr.Histogram(nil), r.snaps...)
+	return append([]*hdr.Histogram(nil), r.snaps[:len(ops)]...)
 }
 
 // Encode returns the histogram as compressed base64 text that Decode restores exactly.

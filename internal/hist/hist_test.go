@@ -1,6 +1,7 @@
 package hist
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 )
@@ -169,5 +170,42 @@ func TestSnapshot(t *testing.T) {
 	<-done
 	if n := r.Total()[0].TotalCount(); n != 1015 {
 		t.Errorf("total %d, want 1015", n)
+	}
+}
+
+// TestAddWhileRecording: operations added while others are recorded into
+// (threads preparing statements on new connections) are there for Record
+// at once, and no sample of the others is lost; each keeps its precision.
+func TestAddWhileRecording(t *testing.T) {
+	r := NewRegistryOf(4, 2)
+	first := r.Add("a")
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 1000 {
+				r.Record(first, g, 100)
+			}
+		}()
+	}
+	var added []int
+	for i := range 20 {
+		op := r.Add(fmt.Sprintf("s%d", i))
+		r.Record(op, i, 250)
+		added = append(added, op)
+	}
+	wg.Wait()
+	tot := r.Total()
+	if len(tot) != 21 || tot[first].TotalCount() != 4000 || r.Names()[20] != "s19" {
+		t.Fatalf("%d ops, first %d, names %v", len(tot), tot[first].TotalCount(), r.Names())
+	}
+	for _, op := range added {
+		if tot[op].TotalCount() != 1 || tot[op].SignificantFigures() != 2 {
+			t.Fatalf("op %d: %d samples at %d figures", op, tot[op].TotalCount(), tot[op].SignificantFigures())
+		}
+	}
+	if s := r.Snapshot(); len(s) != 21 || s[first].TotalCount() != 4000 {
+		t.Fatalf("snapshot %d ops", len(s))
 	}
 }

@@ -65,6 +65,16 @@ type Final struct {
 	// ErrorCodes break the errors and reconnects down by operation, code and
 	// outcome; they sum to Counts' Errors and Reconnects.
 	ErrorCodes []ErrorCount
+	// Statements are the client's latency of each named statement over the
+	// measured window (not cut at checkpoints); nil when not timed.
+	Statements []StmtHist
+}
+
+// StmtHist is one statement's client latency (microseconds): Event is the
+// operation it runs in, Name its own.
+type StmtHist struct {
+	Event, Name string
+	Hist        *hdr.Histogram
 }
 
 // ThreadStat feeds "Threads fairness".

@@ -23,6 +23,7 @@ func (s *histSource) Running() int                     { return 16 }
 func (s *histSource) Queue() int64                     { return 0 }
 func (s *histSource) Hists() []*hdr.Histogram          { return s.reg.Snapshot() }
 func (s *histSource) ErrorCodes() []measure.ErrorCount { return nil }
+func (s *histSource) Statements() []measure.StmtHist   { return nil }
 
 // BenchmarkScrape is one scrape of /metrics during a TPC-C-like run: five
 // operations, 8 stripes each, a million latencies spread over 0.1-100 ms

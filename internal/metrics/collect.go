@@ -19,20 +19,21 @@ func runDesc(name, help string, extra ...string) *prometheus.Desc {
 }
 
 var (
-	eventsDesc     = runDesc("events_total", "Events (transactions) completed since the measured start.")
-	statementsDesc = runDesc("statements_total", "Statements sent, by kind (read, write, other).", "kind")
-	errorsDesc     = runDesc("ignored_errors_total", "Errors in --mysql-ignore-errors (or a workload's retryable ones): the event was rolled back and run again.")
-	reconnDesc     = runDesc("reconnects_total", "Connections re-established after a loss.")
-	retriesDesc    = runDesc("retries_total", "Transactions retried after a conflict.")
-	opsDesc        = runDesc("operations_total", "Operations completed, per operation (an event or transaction type).", "op")
-	latencyDesc    = runDesc("latency_seconds", "Latency per operation, from the run's own HDR histograms.", "op")
-	threadsDesc    = runDesc("threads_running", "Threads still running.")
-	queueDesc      = runDesc("rate_queue_length", "Events waiting to start under --rate.")
-	startDesc      = runDesc("run_start_timestamp_seconds", "When the run started.")
-	endDesc        = runDesc("run_end_timestamp_seconds", "When the run ended (absent while it runs).")
-	figureDesc     = runDesc("run_figure", "The run's headline and own figures once it ended, as its result file has them.", "figure")
-	errCodesDesc   = runDesc("errors_total", "Errors a run survived, by operation, code (the server's number, or the driver's class: 2013 broken pipe) and outcome (ignored, reconnected, counted).", "op", "code", "outcome")
-	workloadDesc   = runDesc("workload_count_total", "The workload's own counts (an audit's; errors and retries per operation as errors/NAME, retries/NAME).", "name")
+	eventsDesc      = runDesc("events_total", "Events (transactions) completed since the measured start.")
+	statementsDesc  = runDesc("statements_total", "Statements sent, by kind (read, write, other).", "kind")
+	errorsDesc      = runDesc("ignored_errors_total", "Errors in --mysql-ignore-errors (or a workload's retryable ones): the event was rolled back and run again.")
+	reconnDesc      = runDesc("reconnects_total", "Connections re-established after a loss.")
+	retriesDesc     = runDesc("retries_total", "Transactions retried after a conflict.")
+	opsDesc         = runDesc("operations_total", "Operations completed, per operation (an event or transaction type).", "op")
+	latencyDesc     = runDesc("latency_seconds", "Latency per operation, from the run's own HDR histograms.", "op")
+	stmtLatencyDesc = runDesc("statement_latency_seconds", "Client latency per statement (--statement-latency): from its send to its last row read, by the event it runs in and its name.", "event", "statement")
+	threadsDesc     = runDesc("threads_running", "Threads still running.")
+	queueDesc       = runDesc("rate_queue_length", "Events waiting to start under --rate.")
+	startDesc       = runDesc("run_start_timestamp_seconds", "When the run started.")
+	endDesc         = runDesc("run_end_timestamp_seconds", "When the run ended (absent while it runs).")
+	figureDesc      = runDesc("run_figure", "The run's headline and own figures once it ended, as its result file has them.", "figure")
+	errCodesDesc    = runDesc("errors_total", "Errors a run survived, by operation, code (the server's number, or the driver's class: 2013 broken pipe) and outcome (ignored, reconnected, counted).", "op", "code", "outcome")
+	workloadDesc    = runDesc("workload_count_total", "The workload's own counts (an audit's; errors and retries per operation as errors/NAME, retries/NAME).", "name")
 
 	loadRowsDesc   = prometheus.NewDesc("oltpbench_load_rows_total", "Rows loaded, per table.", []string{"client", "table"}, nil)
 	loadBytesDesc  = prometheus.NewDesc("oltpbench_load_bytes_total", "Bytes sent or written, per table.", []string{"client", "table"}, nil)
@@ -109,6 +110,9 @@ func collectRun(ch chan<- prometheus.Metric, r *Run) {
 		counter(opsDesc, int64(m.(both).count), r.ops[i])
 		ch <- m
 	}
+	for _, m := range r.statements() {
+		ch <- m
+	}
 	gauge(threadsDesc, float64(sn.running))
 	gauge(queueDesc, float64(sn.queue))
 	gauge(startDesc, seconds(r.start))
@@ -166,7 +170,7 @@ func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 // classic buckets (for every scraper) and native ones (for a scraper that
 // asks for them, Prometheus with native histograms on). The sum is the
 // HDR histogram's mean times its count: exact to its 3 significant digits.
-func histogram(h *hdr.Histogram, start time.Time, labels []string) both {
+func histogram(desc *prometheus.Desc, h *hdr.Histogram, start time.Time, labels []string) both {
 	count := uint64(h.TotalCount())
 	sum := h.Mean() * float64(count) / 1e6
 	// Counted in slices, made maps once: a map update per HDR bucket was
@@ -198,8 +202,8 @@ func histogram(h *hdr.Histogram, start time.Time, labels []string) both {
 			native[k+nativeLow] = n
 		}
 	}
-	c := prometheus.MustNewConstHistogramWithCreatedTimestamp(latencyDesc, count, sum, classic, start, labels...)
-	n := prometheus.MustNewConstNativeHistogram(latencyDesc, count, sum, native, nil, 0, nativeSchema, 0, start, labels...)
+	c := prometheus.MustNewConstHistogramWithCreatedTimestamp(desc, count, sum, classic, start, labels...)
+	n := prometheus.MustNewConstNativeHistogram(desc, count, sum, native, nil, 0, nativeSchema, 0, start, labels...)
 	return both{c, n, count}
 }
 

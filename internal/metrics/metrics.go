@@ -39,6 +39,9 @@ type Source interface {
 	// ErrorCodes are the errors survived since the measured start, by
 	// operation, code and outcome.
 	ErrorCodes() []measure.ErrorCount
+	// Statements are each timed statement's latencies since the measured
+	// start (none when the run does not time statements).
+	Statements() []measure.StmtHist
 }
 
 // Labels name a run.
@@ -185,6 +188,7 @@ type Run struct {
 	end     time.Time
 	counts  measure.Totals
 	hists   []*hdr.Histogram
+	stmts   []measure.StmtHist
 	figures map[string]float64
 	extra   func() map[string]int64 // the workload's own counts; nil: none
 	last    map[string]int64        // extra at the end
@@ -197,6 +201,7 @@ type Run struct {
 	histAt   time.Time
 	histDone bool // made from the final histograms
 	histMets []prometheus.Metric
+	stmtMets []prometheus.Metric
 }
 
 // histRefresh is how stale a live run's latency histograms may be.
@@ -217,21 +222,22 @@ func (e *Exporter) StartRun(l Labels, ops []string, src Source, extra func() map
 }
 
 // End freezes the run at its final figures: the counts and histograms of
-// its result, and the workload's headline figures (tpmC, efficiency...).
-// A run that failed ends with what it had measured.
-func (r *Run) End(counts measure.Totals, hists []*hdr.Histogram, figures map[string]float64) {
+// its result (its operations' and statements'), and the workload's
+// headline figures (tpmC, efficiency...). A run that failed ends with what
+// it had measured.
+func (r *Run) End(counts measure.Totals, hists []*hdr.Histogram, stmts []measure.StmtHist, figures map[string]float64) {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if hists == nil && r.src != nil {
-		counts, hists = r.src.Counts(), r.src.Hists()
+		counts, hists, stmts = r.src.Counts(), r.src.Hists(), r.src.Statements()
 	}
 	if r.src != nil {
 		r.errs = r.src.ErrorCodes()
 	}
-	r.src, r.end, r.counts, r.hists, r.figures = nil, time.Now(), counts, hists, figures
+	r.src, r.end, r.counts, r.hists, r.stmts, r.figures = nil, time.Now(), counts, hists, stmts, figures
 	if r.extra != nil {
 		r.last = r.extra()
 	}
@@ -268,22 +274,33 @@ func (r *Run) latency() []prometheus.Metric {
 	r.histMu.Lock()
 	defer r.histMu.Unlock()
 	r.mu.Lock()
-	src, hists := r.src, r.hists
+	src, hists, stmts := r.src, r.hists, r.stmts
 	r.mu.Unlock()
 	if r.histDone || src != nil && r.histMets != nil && time.Since(r.histAt) < histRefresh {
 		return r.histMets
 	}
 	if src != nil {
-		hists = src.Hists()
+		hists, stmts = src.Hists(), src.Statements()
 	}
 	r.histMets = r.histMets[:0]
 	for i, h := range hists {
 		if i < len(r.ops) {
-			r.histMets = append(r.histMets, histogram(h, r.start, append(append([]string(nil), r.labels...), r.ops[i])))
+			r.histMets = append(r.histMets, histogram(latencyDesc, h, r.start, append(append([]string(nil), r.labels...), r.ops[i])))
 		}
+	}
+	r.stmtMets = r.stmtMets[:0]
+	for _, st := range stmts {
+		r.stmtMets = append(r.stmtMets, histogram(stmtLatencyDesc, st.Hist, r.start, append(append([]string(nil), r.labels...), st.Event, st.Name)))
 	}
 	r.histAt, r.histDone = time.Now(), src == nil
 	return r.histMets
+}
+
+// statements are the run's statement latency metrics, as latency made them.
+func (r *Run) statements() []prometheus.Metric {
+	r.histMu.Lock()
+	defer r.histMu.Unlock()
+	return r.stmtMets
 }
 
 // Load is a load in progress.

@@ -23,6 +23,9 @@ func (f *fakeSource) Counts() measure.Totals  { return f.counts }
 func (f *fakeSource) Running() int            { return 3 }
 func (f *fakeSource) Queue() int64            { return 0 }
 func (f *fakeSource) Hists() []*hdr.Histogram { return []*hdr.Histogram{f.h} }
+func (f *fakeSource) Statements() []measure.StmtHist {
+	return []measure.StmtHist{{Event: "op", Name: "select", Hist: f.h}}
+}
 func (f *fakeSource) ErrorCodes() []measure.ErrorCount {
 	return []measure.ErrorCount{{Op: 0, Code: "1213", Outcome: measure.Ignored, Count: 4}}
 }
@@ -58,18 +61,22 @@ func TestRunLiveThenFinal(t *testing.T) {
 		"oltpbench_threads_running{" + lbl + "} 3", `oltpbench_latency_seconds_bucket{` + strings.Replace(lbl, `client="c1",`, `client="c1",op="op",`, 1) + `,le="0.0025"} 10`,
 		`oltpbench_latency_seconds_bucket{` + strings.Replace(lbl, `client="c1",`, `client="c1",op="op",`, 1) + `,le="0.001"} 0`,
 		`oltpbench_workload_count_total{` + strings.Replace(lbl, `client="c1",`, `client="c1",name="x",`, 1) + "} 7",
-		`oltpbench_errors_total{client="c1",code="1213",op="op",outcome="ignored",repeat="1",step="",test="w/t",threads="4",workload="w"} 4`} {
+		`oltpbench_errors_total{client="c1",code="1213",op="op",outcome="ignored",repeat="1",step="",test="w/t",threads="4",workload="w"} 4`,
+		`oltpbench_statement_latency_seconds_count{client="c1",event="op",repeat="1",statement="select",step="",test="w/t",threads="4",workload="w"} 10`} {
 		if !strings.Contains(live, want+"\n") {
 			t.Errorf("live scrape lacks %s", want)
 		}
 	}
 	var final measure.Totals
 	final[measure.Events] = 12
-	r.End(final, []*hdr.Histogram{src.h}, map[string]float64{"QPS": 5})
+	fin := hdr.New(1, 3_600_000_000, 2)
+	fin.RecordValue(5000)
+	r.End(final, []*hdr.Histogram{src.h}, []measure.StmtHist{{Event: "op", Name: "select", Hist: fin}}, map[string]float64{"QPS": 5})
 	src.counts[measure.Events] = 99 // the source is not read once the run ended
 	after := scrape(t, e)
 	for _, want := range []string{"oltpbench_events_total{" + lbl + "} 12", "oltpbench_threads_running{" + lbl + "} 0", "oltpbench_run_figure{client=\"c1\",figure=\"QPS\",",
-		`oltpbench_errors_total{client="c1",code="1213",op="op",outcome="ignored"`} {
+		`oltpbench_errors_total{client="c1",code="1213",op="op",outcome="ignored"`,
+		`oltpbench_statement_latency_seconds_count{client="c1",event="op",repeat="1",statement="select",step="",test="w/t",threads="4",workload="w"} 1` + "\n"} {
 		if !strings.Contains(after, want) {
 			t.Errorf("final scrape lacks %s", want)
 		}
@@ -84,7 +91,7 @@ func TestNativeBuckets(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		h.RecordValue(2000)
 	}
-	m := histogram(h, time.Unix(1e9, 0), []string{"c", "w", "t", "", "1", "1", "op"})
+	m := histogram(latencyDesc, h, time.Unix(1e9, 0), []string{"c", "w", "t", "", "1", "1", "op"})
 	var d dto.Metric
 	if err := m.Write(&d); err != nil {
 		t.Fatal(err)
@@ -104,7 +111,7 @@ func TestNilAndUnwatched(t *testing.T) {
 	if e != nil || err != nil {
 		t.Fatalf("%v %v", e, err)
 	}
-	e.StartRun(Labels{}, nil, nil, nil).End(measure.Totals{}, nil, nil)
+	e.StartRun(Labels{}, nil, nil, nil).End(measure.Totals{}, nil, nil, nil)
 	e.WatchLoad(nil)
 	e.PlanProgress(1, 1, "", 0, 0, 0)
 	e.Close()

@@ -34,6 +34,8 @@ type Flags struct {
 	boundSched time.Duration
 	// skipDatasetCheck runs a run that asks for more than its dataset has.
 	skipDatasetCheck bool
+	// stmtLatency times each statement the workload names.
+	stmtLatency bool
 }
 
 // registerWorkload adds everything a workload command takes besides the
@@ -51,6 +53,7 @@ func (f *Flags) registerWorkload(fs *pflag.FlagSet, spec workload.Spec) {
 	f.metrics.Register(fs)
 	fs.Float64Var(&f.boundCPU, "client-bound-cpu", 100*health.DefaultLimits.CPUShare, "run: a run whose client used this percent of its CPUs is client-bound: its figures measure the client (0: never)")
 	fs.BoolVar(&f.skipDatasetCheck, "skip-dataset-check", false, "run: skip the checks of the run against its dataset: the workload's (its tables are there, its sizes are the dataset's) and the run's sizes against the dataset's record")
+	fs.BoolVar(&f.stmtLatency, "statement-latency", true, "run: time each statement of the workload on the client (an HDR histogram per statement in the result, report show, report compare and the metrics)")
 	workload.SecondsVar(fs, &f.boundSched, "client-bound-sched-latency", health.DefaultLimits.SchedLatency, "run: a run whose goroutines waited this long (p99) for a CPU is client-bound (0: never; seconds or a duration)")
 }
 

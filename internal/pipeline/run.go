@@ -36,6 +36,8 @@ type Run struct {
 	Seed     int64  // never 0
 	Output   string // --output
 	NetIO    string // --net-io
+	// StatementLatency times each statement the workload names.
+	StatementLatency bool
 }
 
 // Describe builds the run of a cell at one thread count from the parsed
@@ -46,7 +48,7 @@ func (p *Pipeline) Describe(co conn.Options, c *cells.Cell, threads int) (*Run, 
 		return nil, err
 	}
 	r := &Run{Workload: p.w, Spec: p.spec, Options: &p.ro, Cell: c, Threads: threads, Conn: co, Ignore: ignore,
-		Seed: p.ro.Seed, Output: p.f.output, NetIO: p.f.netIO}
+		Seed: p.ro.Seed, Output: p.f.output, NetIO: p.f.netIO, StatementLatency: p.f.stmtLatency}
 	if r.Seed == 0 {
 		r.Seed = time.Now().UnixNano()
 	}
@@ -108,9 +110,12 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		ev.sampler = worker.NewSampler()
 		cfg.Sampler = ev.sampler
 	}
+	if r.StatementLatency {
+		cfg.Clock = worker.NewClock()
+	}
 	fin, err := runner.Run(ctx, cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), recorder{wr, res, ops, client})
 	if err != nil {
-		live.End(measure.Totals{}, nil, nil)
+		live.End(measure.Totals{}, nil, nil, nil)
 		// A failed run has no final report and no result:
 		// its figures would be compared as if it had run.
 		return nil, runner.Explain(err, r.Threads, r.Options.Rate, r.Conn.Password, r.Spec.QueueFull)
@@ -360,7 +365,7 @@ func (p *Pipeline) finish(r *Run, wr workload.Run, res *result.Result, fin *meas
 	if err := res.SetFinal(fin, ops); err != nil {
 		return err
 	}
-	live.End(fin.Counts, fin.Hists, res.AllFigures())
+	live.End(fin.Counts, fin.Hists, fin.Statements, res.AllFigures())
 	if r.Output == "json" {
 		return res.Encode(p.out)
 	}

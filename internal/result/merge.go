@@ -48,6 +48,7 @@ func Merge(rs []*Result) (*Result, error) {
 			m.Options[k] = v
 		}
 	}
+	var err error
 	var clients, eps []string
 	hs := map[string]*hdr.Histogram{}
 	var order []string
@@ -81,6 +82,9 @@ func Merge(rs []*Result) (*Result, error) {
 	m.Client = strings.Join(clients, ",")
 	m.Server.Endpoints = dedupe(eps)
 	m.Errors = mergeErrors(rs)
+	if m.Statements, err = mergeStatements(rs); err != nil {
+		return nil, err
+	}
 	for _, name := range order {
 		op, err := NewOp(name, hs[name])
 		if err != nil {
@@ -369,4 +373,32 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// mergeStatements merges each statement's histograms over the clients.
+func mergeStatements(rs []*Result) ([]Statement, error) {
+	hs := map[string]*hdr.Histogram{}
+	var order []Statement
+	for _, r := range rs {
+		for _, st := range r.Statements {
+			h, err := hist.Decode(st.Histogram)
+			if err != nil {
+				return nil, fmt.Errorf("%s: histogram of statement %s: %w", r.Client, st.Key(), err)
+			}
+			if hs[st.Key()] == nil {
+				hs[st.Key()] = hdr.New(hist.MinValue, hist.MaxValue, int(h.SignificantFigures()))
+				order = append(order, st)
+			}
+			hs[st.Key()].Merge(h)
+		}
+	}
+	var out []Statement
+	for _, st := range order {
+		op, err := NewOp(st.Name, hs[st.Key()])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Statement{Event: st.Event, Op: op})
+	}
+	return out, nil
 }

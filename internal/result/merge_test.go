@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/oltpbench/oltpbench/internal/hist"
 )
 
@@ -22,7 +24,16 @@ func mk(t *testing.T, client string, from, to int64, step int64, start time.Time
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Result{Format: Format, Workload: "sysbench/oltp_read_write", Client: client, Threads: 8, Seconds: 60,
+	// A statement timed at the clock's precision (2 figures), one per event.
+	sh := hdr.New(hist.MinValue, hist.MaxValue, 2)
+	for i := from; i < to; i += step {
+		sh.RecordValue(sample(i) / 3)
+	}
+	st, err := NewOp("point_selects", sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Result{Statements: []Statement{{Event: "oltp_read_write", Op: st}},Format: Format, Workload: "sysbench/oltp_read_write", Client: client, Threads: 8, Seconds: 60,
 		Start: start, End: start.Add(60 * time.Second), Options: map[string]string{"threads": "8", "mysql-host": client, "tables": "16"},
 		Totals: map[string]int64{"events": n, "reads": 14 * n}, Ops: []Op{op}, Metric: QPS,
 		Intervals: []Interval{{T: 10, Seconds: 10, Threads: 8, Counts: map[string]int64{"events": n / 6}, P95Ms: map[string]float64{"oltp_read_write": 1}}}}
@@ -46,6 +57,10 @@ func TestMergeIsExact(t *testing.T) {
 	}
 	if m.Ops[0].Count != whole.Ops[0].Count || m.Totals["events"] != whole.Totals["events"] || m.Threads != 16 {
 		t.Errorf("count %d vs %d, events %d, threads %d", m.Ops[0].Count, whole.Ops[0].Count, m.Totals["events"], m.Threads)
+	}
+	if got, want := m.Statements, whole.Statements; len(got) != 1 || got[0].Key() != "oltp_read_write.point_selects" ||
+		got[0].Count != want[0].Count || got[0].Percentiles["99"] != want[0].Percentiles["99"] || got[0].MeanMs != want[0].MeanMs {
+		t.Errorf("statements merged %+v, single %+v", got, want)
 	}
 	if m.Client != "a,b" || m.Intervals[0].Threads != 16 {
 		t.Errorf("clients %q, interval threads %d", m.Client, m.Intervals[0].Threads)

@@ -68,6 +68,44 @@ type Result struct {
 	// Evidence is what the server did over the measured window: its
 	// counters' changes and its statements' figures (internal/evidence).
 	Evidence *Evidence `json:"evidence,omitempty"`
+	// Statements are the client's latency of each statement the workload
+	// names, over the measured window (--statement-latency).
+	Statements []Statement `json:"statements,omitempty"`
+}
+
+// Statement is one statement's latency on the client, from its send to its
+// last row read: Event is the operation it runs in; Name (in Op) its own.
+type Statement struct {
+	Event string `json:"event"`
+	Op
+}
+
+// Key is what identifies the statement in a result: event and name.
+func (s Statement) Key() string { return s.Event + "." + s.Name }
+
+// TotalMs is the time the statement took in all its executions.
+func (s Statement) TotalMs() float64 { return s.MeanMs * float64(s.Count) }
+
+// StatementShare is the share of its event's time (all the event's
+// executions) the statement took; 0 when the event has no time.
+func (r *Result) StatementShare(s Statement) float64 {
+	for _, op := range r.Ops {
+		if op.Name == s.Event && op.Count > 0 && op.MeanMs > 0 {
+			return s.TotalMs() / (op.MeanMs * float64(op.Count))
+		}
+	}
+	return 0
+}
+
+// StatementMs is the statement's time per execution of its event (0 when
+// the event did not run).
+func (r *Result) StatementMs(s Statement) float64 {
+	for _, op := range r.Ops {
+		if op.Name == s.Event && op.Count > 0 {
+			return s.TotalMs() / float64(op.Count)
+		}
+	}
+	return 0
 }
 
 // Evidence is the server's own account of a measured window, read at its
@@ -307,6 +345,14 @@ func (r *Result) SetFinal(f *measure.Final, ops []string) error {
 			return err
 		}
 		r.Ops = append(r.Ops, op)
+	}
+	r.Statements = nil
+	for _, st := range f.Statements {
+		op, err := NewOp(st.Name, st.Hist)
+		if err != nil {
+			return err
+		}
+		r.Statements = append(r.Statements, Statement{Event: st.Event, Op: op})
 	}
 	r.Errors = nil
 	for _, e := range f.ErrorCodes {

@@ -64,6 +64,9 @@ type Config struct {
 	// Sampler, if set, keeps the first execution of each statement of the
 	// first thread (for their plans).
 	Sampler *worker.Sampler
+	// Clock, if set, times the named statements of the main threads over
+	// the measured window (Final.Statements).
+	Clock *worker.Clock
 	// Extra threads run beside Threads (CH-benCHmark's analytical streams),
 	// with IDs from Threads up, on ExtraConn when it is set: not paced by
 	// Rate, not counted by Events, stopped when the others end.
@@ -105,6 +108,10 @@ func (l *Live) ErrorCodes() []measure.ErrorCount { return l.r.errs.sinceStart() 
 
 // Hists are each operation's latencies since the measured start.
 func (l *Live) Hists() []*hdr.Histogram { return l.r.reg.Snapshot() }
+
+// Statements are each timed statement's latencies since the measured start
+// (nil when statements are not timed).
+func (l *Live) Statements() []measure.StmtHist { return l.r.cfg.Clock.Snapshot() }
 
 func (l *Live) setBase(t measure.Totals) {
 	l.mu.Lock()
@@ -194,6 +201,9 @@ func newRun(cfg Config, cn Connector, newWorker Factory, reg *hist.Registry) *ru
 	}
 	if len(r.threads) > 0 {
 		r.threads[0].Sampler = cfg.Sampler
+	}
+	for _, t := range r.threads[:cfg.Threads] {
+		t.Clock = cfg.Clock
 	}
 	if cfg.Rate > 0 {
 		n := cfg.QueueLength
@@ -285,7 +295,7 @@ func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live 
 		select {
 		case <-c.warm:
 			r.resetExtremes()
-			r.reg.Reset()
+			hist.Reset(r.reg, r.cfg.Clock.Registry())
 			live.setBase(r.base)
 			last = r.base
 			r.measuredStart = time.Now()
@@ -455,6 +465,7 @@ func (r *run) final(interrupted bool, end time.Time, checkpoint bool) *measure.F
 		f.Hists = r.reg.Checkpoint()
 	} else {
 		f.Hists = r.reg.Total()
+		f.Statements = r.cfg.Clock.Totals()
 	}
 	f.Counts = now.Sub(r.base)
 	f.ErrorCodes = r.errs.counts(checkpoint)

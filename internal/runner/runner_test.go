@@ -508,3 +508,57 @@ func TestErrorCodes(t *testing.T) {
 		t.Errorf("reconnected %v, reconnects %d", by, f.Counts[measure.Reconnects])
 	}
 }
+
+// TestStatementClock: the main threads' named statements are timed over
+// the measured window only (the warm-up's dropped), one per event here, so
+// their count is the events'; extra threads get no clock.
+func TestStatementClock(t *testing.T) {
+	var extraTimed atomic.Bool
+	newWorker := func(dc driver.Conn, th *worker.Thread) (worker.Worker, error) {
+		if th.ID >= 2 && th.Clock != nil {
+			extraTimed.Store(true)
+		}
+		s := worker.NewSession(dc, true, th)
+		st, err := s.PrepareNamed(worker.StmtName{Event: "e", Name: "q"}, "SELECT ?")
+		if err != nil {
+			return nil, err
+		}
+		return &stmtWorker{st: st, th: th}, nil
+	}
+	clock := worker.NewClock()
+	f, err := Run(context.Background(), Config{Threads: 2, Extra: 1, Warmup: 50 * time.Millisecond, Duration: 100 * time.Millisecond, Clock: clock},
+		conn.DryConnector{}, newWorker, hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Statements) != 1 || f.Statements[0].Event != "e" || f.Statements[0].Name != "q" {
+		t.Fatalf("statements %+v", f.Statements)
+	}
+	// An event in flight at the warm-up's reset may land on either side:
+	// the two registries are cut at one moment, so those of a few
+	// microseconds (dry events of a few hundred ns) at most.
+	main := f.Hists[0].TotalCount()
+	if n := f.Statements[0].Hist.TotalCount(); main < 1000 || n < main-max(main/1000, 2) || n > main+max(main/1000, 2) {
+		t.Errorf("%d statements timed for %d events of the main threads (counts %v)", n, main, f.Counts)
+	}
+	if extraTimed.Load() {
+		t.Error("an extra thread has the clock")
+	}
+}
+
+type stmtWorker struct {
+	st *worker.Stmt
+	th *worker.Thread
+}
+
+func (w *stmtWorker) Event() (int, error) {
+	if _, err := w.st.Query(); err != nil {
+		return 0, err
+	}
+	if w.th.ID >= 2 {
+		time.Sleep(time.Millisecond) // an extra thread: not measured; do not spin
+	}
+	return 0, nil
+}
+func (w *stmtWorker) Rollback() error { return nil }
+func (w *stmtWorker) Close() error    { return w.st.Session().Close() }

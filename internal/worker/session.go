@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/oltpbench/oltpbench/internal/measure"
 
@@ -24,6 +25,11 @@ type Session struct {
 	text     []byte
 	stmts    []*Stmt
 	sampler  *Sampler // the thread's, when its statements are sampled
+	clock    *Clock   // the run's, when its statements are timed
+	hint     int      // the thread's id: its stripe in the clock
+	// shared are the server-side statements by text: statements of one
+	// text (BEGIN in each TPC-C transaction, under its own name) share one.
+	shared map[string]*sharedStmt
 	// TextFallbacks counts statements sent as text because the server
 	// refused to prepare more.
 	TextFallbacks int
@@ -33,11 +39,41 @@ type Session struct {
 // th (nil for none) is the thread it runs for: a sampled thread's first
 // execution of each statement is kept (Thread.Sampler).
 func NewSession(dc driver.Conn, prepared bool, th *Thread) *Session {
-	s := &Session{dc: dc, prepared: prepared, dest: make([]driver.Value, 8)}
+	s := &Session{dc: dc, prepared: prepared, dest: make([]driver.Value, 8), shared: map[string]*sharedStmt{}}
 	if th != nil {
-		s.sampler = th.Sampler
+		s.sampler, s.clock, s.hint = th.Sampler, th.Clock, th.ID
 	}
 	return s
+}
+
+// sharedStmt is a server-side statement and how many Stmts use it.
+type sharedStmt struct {
+	ds   driver.Stmt
+	refs int
+}
+
+// Label is name's histogram in the run's clock; NoLabel when the run does
+// not time statements.
+func (s *Session) Label(name StmtName) Label {
+	if s.clock == nil || name == (StmtName{}) {
+		return NoLabel
+	}
+	return s.clock.label(name)
+}
+
+// start is when a timed statement begins: the zero time for an untimed one.
+func (s *Session) start(l Label) time.Time {
+	if l == NoLabel {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// stop records a timed statement that succeeded.
+func (s *Session) stop(l Label, t0 time.Time, err error) {
+	if l != NoLabel && err == nil {
+		s.clock.record(l, s.hint, time.Since(t0).Microseconds())
+	}
 }
 
 // Stmt is one statement with its argument slots.
@@ -51,6 +87,7 @@ type Stmt struct {
 	cols  int             // columns of the last result set
 	// sampled: the session's sampler has this statement.
 	sampled bool
+	label   Label // its histogram in the run's clock
 }
 
 // Counted is how sysbench counts the statement's last execution: a result
@@ -68,28 +105,40 @@ func countedExec(res driver.Result) measure.Counter {
 // errMaxPreparedStmts is ER_MAX_PREPARED_STMT_COUNT_REACHED.
 const errMaxPreparedStmts = 1461
 
-// Prepare declares a statement with '?' placeholders.
-func (s *Session) Prepare(query string) (*Stmt, error) {
-	st := &Stmt{s: s, query: query, parts: strings.Split(query, "?")}
+// Prepare declares a statement with '?' placeholders, not timed.
+func (s *Session) Prepare(query string) (*Stmt, error) { return s.PrepareNamed(StmtName{}, query) }
+
+// PrepareNamed declares a statement timed under name (when the run times
+// statements). A text prepared before on the session shares its
+// server-side statement.
+func (s *Session) PrepareNamed(name StmtName, query string) (*Stmt, error) {
+	st := &Stmt{s: s, query: query, parts: strings.Split(query, "?"), label: s.Label(name)}
 	st.args = make([]driver.Value, len(st.parts)-1)
 	if s.prepared {
-		ds, err := s.dc.Prepare(query)
-		switch {
-		case conn.Number(err) == errMaxPreparedStmts:
-			// The server holds no more prepared statements (many threads x
-			// statements): this one goes as text, as sysbench does then.
-			s.TextFallbacks++
-		case err != nil:
-			return nil, err
-		default:
-			st.ds = ds
+		if sh := s.shared[query]; sh != nil {
+			sh.refs++
+			st.ds = sh.ds
+		} else {
+			ds, err := s.dc.Prepare(query)
+			switch {
+			case conn.Number(err) == errMaxPreparedStmts:
+				// The server holds no more prepared statements (many threads x
+				// statements): this one goes as text, as sysbench does then.
+				s.TextFallbacks++
+			case err != nil:
+				return nil, err
+			default:
+				st.ds = ds
+				s.shared[query] = &sharedStmt{ds: ds, refs: 1}
+			}
 		}
 	}
 	s.stmts = append(s.stmts, st)
 	return st, nil
 }
 
-// Close closes the statement; its session forgets it.
+// Close closes the statement; its session forgets it. A server-side
+// statement another Stmt shares stays open for it.
 func (st *Stmt) Close() error {
 	for i, x := range st.s.stmts {
 		if x == st {
@@ -100,9 +149,13 @@ func (st *Stmt) Close() error {
 	if st.ds == nil {
 		return nil
 	}
-	err := st.ds.Close()
 	st.ds = nil
-	return err
+	sh := st.s.shared[st.query]
+	if sh.refs--; sh.refs > 0 {
+		return nil
+	}
+	delete(st.s.shared, st.query)
+	return sh.ds.Close()
 }
 
 // Session returns the session the statement belongs to.
@@ -124,6 +177,7 @@ func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 	var rows driver.Rows
 	var err error
 	st.sample()
+	t0 := st.s.start(st.label)
 	if st.ds != nil {
 		// The context-free call skips the driver's per-query cancel watcher.
 		rows, err = st.ds.Query(st.args)
@@ -138,7 +192,9 @@ func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 	if st.cols > 0 {
 		st.last = measure.Reads
 	}
-	return st.s.scan(rows, fn)
+	n, err := st.s.scan(rows, fn)
+	st.s.stop(st.label, t0, err)
+	return n, err
 }
 
 // Float sets argument i to a decimal value, sent as text so no binary
@@ -182,11 +238,13 @@ func (st *Stmt) Exec() error {
 	var res driver.Result
 	var err error
 	st.sample()
+	t0 := st.s.start(st.label)
 	if st.ds != nil {
 		res, err = st.ds.Exec(st.args)
 	} else {
 		res, err = st.s.textExec(st.s.render(st))
 	}
+	st.s.stop(st.label, t0, err)
 	if err == nil {
 		st.last = countedExec(res)
 	}
@@ -201,7 +259,14 @@ func (s *Session) Exec(query string) error {
 
 // ExecCounted is Exec that says how sysbench counts the statement.
 func (s *Session) ExecCounted(query string) (measure.Counter, error) {
+	return s.ExecCountedAs(NoLabel, query)
+}
+
+// ExecCountedAs is ExecCounted timed under l (Session.Label).
+func (s *Session) ExecCountedAs(l Label, query string) (measure.Counter, error) {
+	t0 := s.start(l)
 	res, err := s.textExec(query)
+	s.stop(l, t0, err)
 	if err != nil {
 		return 0, err
 	}
@@ -332,10 +397,12 @@ func (s *Session) scan(rows driver.Rows, fn func(row []driver.Value) error) (int
 
 // Close closes the prepared statements (best effort: the connection may be gone).
 func (s *Session) Close() error {
+	for _, sh := range s.shared {
+		sh.ds.Close()
+	}
+	clear(s.shared)
 	for _, st := range s.stmts {
-		if st.ds != nil {
-			st.ds.Close()
-		}
+		st.ds = nil
 	}
 	s.stmts = nil
 	return nil

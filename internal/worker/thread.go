@@ -18,8 +18,10 @@ type Thread struct {
 	// Sampler, when set, keeps the first execution of each of the
 	// thread's statements (one thread of a run: their plans).
 	Sampler *Sampler
-	Ctr     [measure.NumCounters]atomic.Int64
-	_       [64]byte // counters of different threads on different cache lines
+	// Clock, when set, times the thread's named statements.
+	Clock *Clock
+	Ctr   [measure.NumCounters]atomic.Int64
+	_     [64]byte // counters of different threads on different cache lines
 }
 
 // Add counts n statements (or events) of kind c.
