@@ -33,7 +33,7 @@ func mk(t *testing.T, client string, from, to int64, step int64, start time.Time
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Result{Statements: []Statement{{Event: "oltp_read_write", Op: st}},Format: Format, Workload: "sysbench/oltp_read_write", Client: client, Threads: 8, Seconds: 60,
+	return &Result{Statements: []Statement{{Event: "oltp_read_write", Op: st}}, Format: Format, Workload: "sysbench/oltp_read_write", Client: client, Threads: 8, Seconds: 60,
 		Start: start, End: start.Add(60 * time.Second), Options: map[string]string{"threads": "8", "mysql-host": client, "tables": "16"},
 		Totals: map[string]int64{"events": n, "reads": 14 * n}, Ops: []Op{op}, Metric: QPS,
 		Intervals: []Interval{{T: 10, Seconds: 10, Threads: 8, Counts: map[string]int64{"events": n / 6}, P95Ms: map[string]float64{"oltp_read_write": 1}}}}
