@@ -96,6 +96,10 @@ func TestWhyEvidence(t *testing.T) {
 		"    plan of SELECT count(k) FROM sbtest1 WHERE k BETWEEN ? AND ? OR k BETWEEN ? AND ?",
 		": sbtest1 range k_1 (covering) -> sbtest1 ALL\n",
 		": sbtest1 range k_1 -> sbtest1 ALL\n",
+		// The client sees it too: the statement's own latency, nearly all
+		// of the event's time.
+		"    client statement select_random_points.random_points: client latency ",
+		"    client statement select_random_ranges.random_ranges: client latency ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report compare lacks %q:\n%s", want, out)
@@ -121,7 +125,15 @@ func TestWhyEvidence(t *testing.T) {
 	if n := strings.Count(all, "  4 threads, A -> B:\n    no statement, plan or server counter moved beyond the repeats' spread\n"); n != 2 {
 		t.Errorf("--why named a cause between A and B (%d clean of 2):\n%s", n, all)
 	}
-	for format, want := range map[string]string{"markdown": "- 4 threads, B -> C:\n  - statement SELECT", "html": `<div class="why"><p>why, 4 threads, B -&gt; C:</p><ul><li>statement SELECT`} {
+	if m := regexp.MustCompile(`client statement select_random_ranges.random_ranges: client latency [\d.]+ -> [\d.]+ ms an execution \(([\d.]+)x\), (\d+)% of select_random_ranges's time`).FindStringSubmatch(out); m == nil {
+		t.Errorf("no client latency of random_ranges:\n%s", out)
+	} else if x, _ := strconv.ParseFloat(m[1], 64); x < 10 || atoi(m[2]) < 90 {
+		t.Errorf("random_ranges on the client %vx slower, %s%% of the event: want 10x and more, nearly all of it", x, m[2])
+	}
+	for _, c := range []struct{ format, want string }{{"markdown", "- 4 threads, B -> C:\n  - statement SELECT"},
+		{"html", `<div class="why"><p>why, 4 threads, B -&gt; C:</p><ul><li>statement SELECT`},
+		{"html", `<svg class="bars" `}, {"html", `select_random_ranges.random_ranges</text>`}} {
+		format, want := c.format, c.want
 		if got := inProcess("report", "compare", dirs["A"], dirs["B"], dirs["C"], "--names=A,B,C", "--format="+format).stdout; !strings.Contains(got, want) {
 			t.Errorf("%s lacks %q:\n%s", format, want, got)
 		}
@@ -237,6 +249,7 @@ func TestWhyTPCC(t *testing.T) {
 		t.Logf("%s", out[i:])
 	}
 	for _, want := range []string{"Why (the evidence):\n  4 threads, A -> B:\n", "    statement SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first: server latency ",
+		"    client statement payment.customer_by_name: client latency ",
 		"    plan of SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report compare lacks %q:\n%s", want, out)

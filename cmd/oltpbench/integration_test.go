@@ -703,6 +703,16 @@ func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
 			t.Errorf("%s: Prometheus has %v, the result %d", sel, got, e.Count)
 		}
 	}
+	// And each statement's client latency, as many executions as the result.
+	if len(res.Statements) == 0 {
+		t.Error("no statement timed")
+	}
+	for _, st := range res.Statements {
+		sel := fmt.Sprintf(`oltpbench_statement_latency_seconds_count{client="errcodes",test="sysbench/oltp_write_only",event=%q,statement=%q}`, st.Event, st.Name)
+		if got := promLast(t, promURL, sel, float64(st.Count)); got != float64(st.Count) {
+			t.Errorf("%s: Prometheus has %v, the result %d", sel, got, st.Count)
+		}
+	}
 }
 
 // TestClientBound: a dry run on one CPU (taskset) with 64 threads is all

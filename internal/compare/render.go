@@ -1028,7 +1028,11 @@ func showStatements(w io.Writer, r *result.Result) {
 // showEvidence prints a result's server evidence: the statements taking the
 // most server time, and what the server did not give.
 func showEvidence(w io.Writer, r *result.Result, ev *result.Evidence) {
-	fmt.Fprintf(w, "server evidence: %d counters over the window (read in %.0f ms, outside it)\n", len(ev.Counters), 1000*ev.QuerySeconds)
+	metrics := ""
+	if len(ev.ClusterMetrics) > 0 {
+		metrics = fmt.Sprintf(" and %d cluster metrics (TiDB's metrics summary)", len(ev.ClusterMetrics))
+	}
+	fmt.Fprintf(w, "server evidence: %d counters%s over the window (read in %.0f ms, outside it)\n", len(ev.Counters), metrics, 1000*ev.QuerySeconds)
 	if len(ev.Statements) > 0 {
 		fmt.Fprintf(w, "%10s %10s %12s %12s  %s\n", "execs", "server ms", "examined/ex", "no index", "statement (the most server time first)")
 	}

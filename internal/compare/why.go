@@ -20,6 +20,7 @@ type Why struct {
 	Client     []string // statements whose client latency moved
 	Plans      []string // plans whose shape changed, both shown
 	Counters   []string
+	Metrics    []string // TiDB's cluster metrics whose averages moved
 	Missing    []string // evidence a version's runs lack
 }
 
@@ -68,6 +69,7 @@ func (t *Table) Whys(labels []string, all bool) []Why {
 				w.Statements = statementChanges(row.Runs[p[0]], row.Runs[p[1]])
 				w.Plans = planChanges(row.Runs[p[0]], row.Runs[p[1]])
 				w.Counters = counterChanges(row.Runs[p[0]], row.Runs[p[1]])
+				w.Metrics = metricChanges(row.Runs[p[0]], row.Runs[p[1]])
 			}
 			out = append(out, w)
 		}
@@ -261,6 +263,51 @@ func counterChanges(a, b []*result.Result) []string {
 	return out
 }
 
+// metricChanges are TiDB's cluster metrics whose averages over the window
+// moved beyond the repeats, the farthest first (they are rates and
+// durations already: not divided by events).
+func metricChanges(a, b []*result.Result) []string {
+	type change struct {
+		name          string
+		ratio, ma, mb float64
+	}
+	var cs []change
+	for name := range b[0].Evidence.ClusterMetrics {
+		var va, vb []float64
+		for _, r := range a {
+			if v, ok := r.Evidence.ClusterMetrics[name]; ok {
+				va = append(va, v)
+			}
+		}
+		for _, r := range b {
+			if v, ok := r.Evidence.ClusterMetrics[name]; ok {
+				vb = append(vb, v)
+			}
+		}
+		if len(va) < len(a) || len(vb) < len(b) {
+			continue
+		}
+		if ratio, ok := moved(va, vb); ok {
+			cs = append(cs, change{name, ratio, median(va), median(vb)})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		x, y := math.Abs(math.Log(cs[i].ratio)), math.Abs(math.Log(cs[j].ratio))
+		if x != y {
+			return x > y
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i, c := range cs {
+		if i == whyCounters {
+			break
+		}
+		out = append(out, fmt.Sprintf("%s: %.4g -> %.4g (%s)", c.name, c.ma, c.mb, times(c.ratio)))
+	}
+	return out
+}
+
 // statementChanges are the statements whose server latency per execution
 // moved, the most time per event changed first, with their share of the
 // event's time.
@@ -349,6 +396,9 @@ func (w Why) Lines(labels []string) []string {
 	}
 	for _, c := range w.Counters {
 		out = append(out, "counter "+c)
+	}
+	for _, m := range w.Metrics {
+		out = append(out, "cluster metric "+m)
 	}
 	for _, m := range w.Missing {
 		out = append(out, "missing: "+m)

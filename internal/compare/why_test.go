@@ -99,3 +99,26 @@ func TestWhyNamesClientStatements(t *testing.T) {
 		})
 	}
 }
+
+// TestWhyNamesClusterMetrics: TiDB's cluster metrics whose averages moved
+// beyond the repeats are named, the farthest first; a metric a run lacks,
+// or one within the spread, is not.
+func TestWhyNamesClusterMetrics(t *testing.T) {
+	runs := func(cop, raft float64, extra bool) []*result.Result {
+		var rs []*result.Result
+		for i := range 3 {
+			j := 1 + float64(i)*0.01
+			m := map[string]float64{"tikv_cop_request_duration p99": cop * j, "tikv_raftstore_propose_wait_duration": raft * j}
+			if extra && i > 0 {
+				m["tidb_gc_duration"] = 5
+			}
+			rs = append(rs, &result.Result{Totals: map[string]int64{"events": 1}, Evidence: &result.Evidence{ClusterMetrics: m}})
+		}
+		return rs
+	}
+	got := metricChanges(runs(0.01, 0.002, false), runs(0.05, 0.0021, true))
+	want := []string{"tikv_cop_request_duration p99: 0.0101 -> 0.0505 (5x)"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

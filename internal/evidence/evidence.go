@@ -39,6 +39,7 @@ type Reader struct {
 type Snapshot struct {
 	status map[string]float64
 	stmts  map[string]result.StatementFigures // by source and key
+	at     string                             // the server's clock (TiDB), for its metrics summary
 }
 
 // Open probes what the server gives; what it does not is said in Missing
@@ -106,6 +107,9 @@ func (r *Reader) Take(ctx context.Context) *Snapshot {
 		return nil
 	})
 	r.note(err, "server counters")
+	if r.tidb {
+		r.note(r.db.QueryRowContext(ctx, "SELECT DATE_FORMAT(NOW(), '%Y-%m-%d %H:%i:%s')").Scan(&s.at), "the server's clock")
+	}
 	switch {
 	case r.tidb && r.digests:
 		r.note(r.statementsSummary(ctx, s), "statement figures")
@@ -237,6 +241,45 @@ const summaryColumns = "INSTANCE, SUMMARY_BEGIN_TIME, DIGEST, DIGEST_TEXT, PLAN_
 
 const summaryQuery = "SELECT " + summaryColumns + " FROM information_schema.cluster_statements_summary WHERE SCHEMA_NAME = ? " +
 	"UNION ALL SELECT " + summaryColumns + " FROM information_schema.cluster_statements_summary_history WHERE SCHEMA_NAME = ?"
+
+// ClusterMetrics reads TiDB's metrics summary over the window from a to b
+// (the cluster's Prometheus, through TiDB): each metric's average as
+// "METRICS_NAME" (or "METRICS_NAME p99" for a quantile), those that were
+// not zero. Columns as documented at
+// https://docs.pingcap.com/tidb/stable/information-schema-metrics-summary:
+// METRICS_NAME, QUANTILE, AVG_VALUE; the window is the time_range hint.
+// Nil elsewhere; a cluster whose Prometheus does not answer is a note.
+func (r *Reader) ClusterMetrics(ctx context.Context, a, b *Snapshot) map[string]float64 {
+	if !r.tidb || a == nil || b == nil || a.at == "" || b.at == "" {
+		return nil
+	}
+	start := time.Now()
+	defer func() { r.took += time.Since(start) }()
+	out := map[string]float64{}
+	err := conn.QueryStrings(ctx, r.db, metricsQuery(a.at, b.at), func(v []sql.NullString) error {
+		avg, err := strconv.ParseFloat(v[2].String, 64)
+		if err != nil || avg == 0 {
+			return nil
+		}
+		name := v[0].String
+		if q, _ := strconv.ParseFloat(v[1].String, 64); q > 0 {
+			name += " p" + strconv.FormatFloat(100*q, 'f', -1, 64)
+		}
+		out[name] = avg
+		return nil
+	})
+	r.note(err, "cluster metrics (information_schema.metrics_summary, from the cluster's Prometheus)")
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// metricsQuery reads the metrics summary between two of the server's
+// times (a hint takes literals only: they are the server's own NOW()).
+func metricsQuery(from, to string) string {
+	return "SELECT /*+ time_range('" + from + "','" + to + "') */ METRICS_NAME, QUANTILE, AVG_VALUE FROM information_schema.metrics_summary"
+}
 
 func num(v sql.NullString) int64 {
 	f, _ := strconv.ParseFloat(v.String, 64)

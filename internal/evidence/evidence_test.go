@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
@@ -12,10 +13,19 @@ import (
 // TiDB one is run on TiDB only, which cannot be had here), and they read
 // only what they name.
 func TestQueriesParse(t *testing.T) {
-	for _, q := range []string{summaryQuery, digestQuery, preparedQuery, "SHOW GLOBAL STATUS", "SELECT @@tidb_enable_stmt_summary"} {
-		if _, _, err := parser.New().Parse(q, "", ""); err != nil {
-			t.Errorf("%s: %v", q, err)
+	for _, q := range []string{summaryQuery, digestQuery, preparedQuery, "SHOW GLOBAL STATUS", "SELECT @@tidb_enable_stmt_summary",
+		metricsQuery("2026-12-04 08:00:00", "2026-12-04 08:05:00"), "SELECT DATE_FORMAT(NOW(), '%Y-%m-%d %H:%i:%s')"} {
+		stmts, warns, err := parser.New().Parse(q, "", "")
+		if err != nil || len(warns) > 0 || len(stmts) != 1 {
+			t.Errorf("%s: %v %v", q, err, warns)
 		}
+	}
+	// The window reaches TiDB as its time_range hint, not as a comment
+	// the parser drops.
+	stmts, _, _ := parser.New().Parse(metricsQuery("2026-12-04 08:00:00", "2026-12-04 08:05:00"), "", "")
+	sel, ok := stmts[0].(*ast.SelectStmt)
+	if !ok || len(sel.TableHints) != 1 || sel.TableHints[0].HintName.L != "time_range" {
+		t.Errorf("hints of the metrics query: %+v", sel)
 	}
 }
 

@@ -160,8 +160,9 @@ func (e *evidenceWatch) figures(ctx context.Context) *result.Evidence {
 		return nil
 	}
 	plans := e.r.Plans(ctx, e.sampler.Samples())
+	metrics := e.r.ClusterMetrics(ctx, e.a, e.b)
 	ev := e.r.Figures(e.a, e.b)
-	ev.Plans = plans
+	ev.Plans, ev.ClusterMetrics = plans, metrics
 	return ev
 }
 

@@ -120,6 +120,10 @@ type Evidence struct {
 	// Plans are the server's plans of the workload's statements, as first
 	// drawn by one thread, read after the window.
 	Plans []Plan `json:"plans,omitempty"`
+	// ClusterMetrics are TiDB's metrics summary over the window (the
+	// cluster's Prometheus through information_schema.metrics_summary):
+	// each metric's average, by name (and quantile).
+	ClusterMetrics map[string]float64 `json:"cluster_metrics,omitempty"`
 	// Missing says what the server did not give, and why (performance_schema
 	// off, no privilege).
 	Missing []string `json:"missing,omitempty"`

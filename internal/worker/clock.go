@@ -10,7 +10,7 @@ import (
 )
 
 // StmtName names a statement of a workload: the event (operation) it runs
-// in and its own name there (new_order, stock_select). Statements of one
+// in and its own name there (a transaction, and a SELECT of it). Statements of one
 // name share a histogram, whatever their text (one per table, a multi-row
 // INSERT of each length).
 type StmtName struct{ Event, Name string }
@@ -33,7 +33,7 @@ type Clock struct {
 }
 
 // clockStripes and clockSigFigs keep a statement's histograms at about
-// 11 x 26 KB: a TPC-C run names about 40 statements.
+// 11 x 26 KB: a run may name some 40 statements.
 const clockStripes, clockSigFigs = 4, 2
 
 // NewClock makes a clock with no statements yet.

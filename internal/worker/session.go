@@ -28,7 +28,7 @@ type Session struct {
 	clock    *Clock   // the run's, when its statements are timed
 	hint     int      // the thread's id: its stripe in the clock
 	// shared are the server-side statements by text: statements of one
-	// text (BEGIN in each TPC-C transaction, under its own name) share one.
+	// text (BEGIN in each transaction of a workload, under its own name) share one.
 	shared map[string]*sharedStmt
 	// TextFallbacks counts statements sent as text because the server
 	// refused to prepare more.

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// stmtShares are, per event, its statements' time over the event's: what
+// of a transaction's latency its statements account for.
+func stmtShares(r *result.Result) map[string]float64 {
+	out := map[string]float64{}
+	for _, st := range r.Statements {
+		out[st.Event] += r.StatementShare(st)
+	}
+	return out
+}
+
+// TestStatementLatencyTPCC (issue 33's acceptance): each TPC-C statement
+// is timed by name, and per transaction the statements' latencies sum to
+// within 5% of the transaction's (the rest is the client's own work);
+// report show lists them; --statement-latency=false times none.
+func TestStatementLatencyTPCC(t *testing.T) {
+	needServer(t)
+	db := "tpcc_stmts"
+	freshDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "prepare")
+	f := filepath.Join(t.TempDir(), "r.json")
+	mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=4", "--time=3", "--result-file="+f), "run")
+	r, err := result.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, st := range r.Statements {
+		names[st.Key()] = true
+	}
+	for _, want := range []string{"new_order.begin", "new_order.stock_select", "new_order.order_line_insert", "new_order.commit",
+		"payment.customer_by_name", "order_status.order_line_select", "delivery.new_order_delete", "stock_level.stock_count"} {
+		if !names[want] {
+			t.Errorf("no statement %s in %v", want, names)
+		}
+	}
+	shares := stmtShares(r)
+	for _, op := range r.Ops {
+		if s := shares[op.Name]; op.Count > 0 && (s < 0.95 || s > 1.001) {
+			t.Errorf("%s: its statements are %.1f%% of its latency, want 95-100%%", op.Name, 100*s)
+		} else {
+			t.Logf("%s: statements %.1f%% of its latency", op.Name, 100*s)
+		}
+	}
+	show := inProcess("report", "show", f).stdout
+	if !regexp.MustCompile(`(?m)^stock_level\.stock_count\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+%$`).MatchString(show) {
+		t.Errorf("report show has no statement line:\n%s", show)
+	}
+	mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=2", "--time=1", "--statement-latency=false", "--result-file="+f), "run without")
+	if r, err := result.Read(f); err != nil || len(r.Statements) != 0 {
+		t.Errorf("--statement-latency=false: %d statements timed (%v)", len(r.Statements), err)
+	}
+}
+
+// TestStatementLatencySysbench: sysbench's statements under the names of
+// oltp_common.lua's stmt_defs, each once per event as the test has it, sum
+// to within 5% of the event's latency; sysbench's report is unchanged by
+// them (the side-by-side tests compare every line).
+func TestStatementLatencySysbench(t *testing.T) {
+	needServer(t)
+	db := "sb_stmts"
+	freshDB(t, db)
+	size := []string{"--tables=2", "--table-size=1000"}
+	mustOK(t, sb(t, db, append([]string{"oltp_common", "prepare"}, size...)...), "prepare")
+	for _, c := range []struct {
+		test string
+		per  map[string]int64 // executions per event
+	}{
+		{"oltp_read_write", map[string]int64{"begin": 1, "point_selects": 10, "simple_ranges": 1, "sum_ranges": 1, "order_ranges": 1,
+			"distinct_ranges": 1, "index_updates": 1, "non_index_updates": 1, "deletes": 1, "inserts": 1, "commit": 1}},
+		{"oltp_insert", map[string]int64{"inserts": 1}},
+	} {
+		f := filepath.Join(t.TempDir(), c.test+".json")
+		mustOK(t, sb(t, db, append([]string{c.test, "--threads=2", "--time=2", "--result-file=" + f, "run"}, size...)...), c.test)
+		r, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := r.Ops[0].Count
+		got := map[string]int64{}
+		for _, st := range r.Statements {
+			if st.Event != c.test {
+				t.Errorf("%s: statement %s in event %s", c.test, st.Name, st.Event)
+			}
+			got[st.Name] = st.Count
+		}
+		for name, per := range c.per {
+			// The window's ends cut an event in flight per thread.
+			if n := got[name]; n < per*(events-2) || n > per*(events+2) {
+				t.Errorf("%s.%s: %d executions timed for %d events, want %d each", c.test, name, n, events, per)
+			}
+		}
+		if len(got) != len(c.per) {
+			t.Errorf("%s: statements %v", c.test, got)
+		}
+		if s := stmtShares(r)[c.test]; s < 0.95 || s > 1.001 {
+			t.Errorf("%s: its statements are %.1f%% of its latency, want 95-100%%", c.test, 100*s)
+		}
+	}
+}
