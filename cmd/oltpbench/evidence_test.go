@@ -69,7 +69,7 @@ repeats = 4
 func TestWhyEvidence(t *testing.T) {
 	needServer(t)
 	srv := t.TempDir()
-	conn := append(psServer(t, srv, "256M"), "--mysql-db=why")
+	conn := append(psServer(t, srv, "256M"), "--mysql-db=why", "--statement-latency")
 	t.Cleanup(func() { stopServer(t, srv, true) })
 	p := writePlan(t, whyPlan)
 	dirs := map[string]string{}
@@ -225,7 +225,7 @@ func TestEvidenceWithoutPerformanceSchema(t *testing.T) {
 func TestWhyTPCC(t *testing.T) {
 	needServer(t)
 	srv := t.TempDir()
-	conn := append(psServer(t, srv, "256M"), "--mysql-db=whytpcc")
+	conn := append(psServer(t, srv, "256M"), "--mysql-db=whytpcc", "--statement-latency")
 	t.Cleanup(func() { stopServer(t, srv, true) })
 	p := writePlan(t, "[dataset]\nworkload = \"tpcc\"\noptions = { warehouses = 1 }\n[[step]]\nthreads = [4]\ntime = \"1s\"\nrepeats = 4\nreset = \"reload\"\n")
 	a, b := t.TempDir(), t.TempDir()

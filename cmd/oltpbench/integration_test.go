@@ -661,7 +661,7 @@ func TestNetIOModels(t *testing.T) {
 // connections (2013, reconnected) apart, summing to its totals, and
 // report show lists them.
 func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
-	size := []string{"--tables=1", "--table-size=10", "--time=8"}
+	size := []string{"--tables=1", "--table-size=10", "--time=8", "--statement-latency"}
 	promURL, addr := os.Getenv("OLTPBENCH_TEST_PROM_URL"), os.Getenv("OLTPBENCH_TEST_METRICS_ADDR")
 	if promURL != "" && addr != "" { // scripts/test.sh's Prometheus scrapes the run
 		size = append(size, "--metrics-addr="+addr, "--client-id=errcodes")

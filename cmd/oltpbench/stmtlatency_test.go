@@ -24,14 +24,14 @@ func stmtShares(r *result.Result) map[string]float64 {
 // TestStatementLatencyTPCC (issue 33's acceptance): each TPC-C statement
 // is timed by name, and per transaction the statements' latencies sum to
 // within 5% of the transaction's (the rest is the client's own work);
-// report show lists them; --statement-latency=false times none.
+// report show lists them; without --statement-latency none is timed.
 func TestStatementLatencyTPCC(t *testing.T) {
 	needServer(t)
 	db := "tpcc_stmts"
 	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "prepare")
 	f := filepath.Join(t.TempDir(), "r.json")
-	mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=4", "--time=3", "--result-file="+f), "run")
+	mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=4", "--time=3", "--statement-latency", "--result-file="+f), "run")
 	r, err := result.Read(f)
 	if err != nil {
 		t.Fatal(err)
@@ -58,9 +58,12 @@ func TestStatementLatencyTPCC(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^stock_level\.stock_count\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+%$`).MatchString(show) {
 		t.Errorf("report show has no statement line:\n%s", show)
 	}
-	mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=2", "--time=1", "--statement-latency=false", "--result-file="+f), "run without")
-	if r, err := result.Read(f); err != nil || len(r.Statements) != 0 {
-		t.Errorf("--statement-latency=false: %d statements timed (%v)", len(r.Statements), err)
+	// Off by default (its cost), and when asked off.
+	for _, off := range []string{"--statement-latency=false", "--threads=2"} {
+		mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=2", "--time=1", off, "--result-file="+f), "run without")
+		if r, err := result.Read(f); err != nil || len(r.Statements) != 0 {
+			t.Errorf("%s: %d statements timed (%v)", off, len(r.Statements), err)
+		}
 	}
 }
 
@@ -83,7 +86,7 @@ func TestStatementLatencySysbench(t *testing.T) {
 		{"oltp_insert", map[string]int64{"inserts": 1}},
 	} {
 		f := filepath.Join(t.TempDir(), c.test+".json")
-		mustOK(t, sb(t, db, append([]string{c.test, "--threads=2", "--time=2", "--result-file=" + f, "run"}, size...)...), c.test)
+		mustOK(t, sb(t, db, append([]string{c.test, "--threads=2", "--time=2", "--statement-latency", "--result-file=" + f, "run"}, size...)...), c.test)
 		r, err := result.Read(f)
 		if err != nil {
 			t.Fatal(err)
