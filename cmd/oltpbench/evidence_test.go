@@ -256,3 +256,41 @@ func TestWhyTPCC(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalCounters: with --interval-counters every report interval
+// carries the server's counters that changed in it, read as the interval is
+// cut: point select's prepared executions in each interval are its events
+// (one each); without the option no interval has them.
+func TestIntervalCounters(t *testing.T) {
+	needServer(t)
+	db := "interval_counters"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=1000", "prepare"), "prepare")
+	for _, on := range []bool{true, false} {
+		f := filepath.Join(t.TempDir(), "r.json")
+		args := []string{"oltp_point_select", "--tables=1", "--table-size=1000", "--threads=2", "--time=3", "--report-interval=1", "--result-file=" + f, "run"}
+		if on {
+			args = append(args, "--interval-counters")
+		}
+		mustOK(t, sb(t, db, args...), "run")
+		r, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Intervals) != 3 {
+			t.Fatalf("%d intervals", len(r.Intervals))
+		}
+		for i, iv := range r.Intervals {
+			if !on {
+				if iv.ServerCounters != nil {
+					t.Errorf("interval %d has server counters without the option", i)
+				}
+				continue
+			}
+			execs, events := iv.ServerCounters["Com_stmt_execute"], float64(iv.Counts["events"])
+			if events < 100 || math.Abs(execs-events) > 0.05*events+10 {
+				t.Errorf("interval %d: %v prepared executions on the server, %v events", i, execs, events)
+			}
+		}
+	}
+}

@@ -33,6 +33,8 @@ type Reader struct {
 	// rows and statements): the start's Take falls in the window, so it is
 	// taken out of the window's changes.
 	own map[string]float64
+	// last is the counters as last read (Take or Interval).
+	last map[string]float64
 }
 
 // Snapshot is the server's counters and statement figures at one moment.
@@ -97,16 +99,8 @@ func (r *Reader) measureOwn(ctx context.Context) {
 func (r *Reader) Take(ctx context.Context) *Snapshot {
 	start := time.Now()
 	defer func() { r.took += time.Since(start) }()
-	s := &Snapshot{status: map[string]float64{}, stmts: map[string]result.StatementFigures{}}
-	err := conn.QueryStrings(ctx, r.db, "SHOW GLOBAL STATUS", func(v []sql.NullString) error {
-		// Numbers only: a counter is a number, and a text value (a path,
-		// a certificate's name) is never kept.
-		if f, err := strconv.ParseFloat(v[1].String, 64); err == nil {
-			s.status[v[0].String] = f
-		}
-		return nil
-	})
-	r.note(err, "server counters")
+	s := &Snapshot{stmts: map[string]result.StatementFigures{}}
+	s.status = r.status(ctx)
 	if r.tidb {
 		r.note(r.db.QueryRowContext(ctx, "SELECT DATE_FORMAT(NOW(), '%Y-%m-%d %H:%i:%s')").Scan(&s.at), "the server's clock")
 	}
@@ -120,6 +114,43 @@ func (r *Reader) Take(ctx context.Context) *Snapshot {
 		}
 	}
 	return s
+}
+
+// status reads SHOW GLOBAL STATUS's numbers; a refusal is a note.
+func (r *Reader) status(ctx context.Context) map[string]float64 {
+	st := map[string]float64{}
+	err := conn.QueryStrings(ctx, r.db, "SHOW GLOBAL STATUS", func(v []sql.NullString) error {
+		// Numbers only: a counter is a number, and a text value (a path,
+		// a certificate's name) is never kept.
+		if f, err := strconv.ParseFloat(v[1].String, 64); err == nil {
+			st[v[0].String] = f
+		}
+		return nil
+	})
+	r.note(err, "server counters")
+	r.last = st
+	return st
+}
+
+// Interval reads the counters now and returns those that changed since the
+// last read (a Take or an Interval): a report interval's, taken as the
+// runner cuts it. Nil before the first Take. Its own query's footprint (one
+// SHOW GLOBAL STATUS) is in it.
+func (r *Reader) Interval(ctx context.Context) map[string]float64 {
+	prev := r.last
+	start := time.Now()
+	cur := r.status(ctx)
+	r.took += time.Since(start)
+	if prev == nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for k, v := range cur {
+		if d := v - prev[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
 }
 
 // note says once that a part could not be read.

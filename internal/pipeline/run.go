@@ -38,6 +38,8 @@ type Run struct {
 	NetIO    string // --net-io
 	// StatementLatency times each statement the workload names.
 	StatementLatency bool
+	// IntervalCounters reads the server's counters at every report interval.
+	IntervalCounters bool
 }
 
 // Describe builds the run of a cell at one thread count from the parsed
@@ -48,7 +50,8 @@ func (p *Pipeline) Describe(co conn.Options, c *cells.Cell, threads int) (*Run, 
 		return nil, err
 	}
 	r := &Run{Workload: p.w, Spec: p.spec, Options: &p.ro, Cell: c, Threads: threads, Conn: co, Ignore: ignore,
-		Seed: p.ro.Seed, Output: p.f.output, NetIO: p.f.netIO, StatementLatency: p.f.stmtLatency}
+		Seed: p.ro.Seed, Output: p.f.output, NetIO: p.f.netIO, StatementLatency: p.f.stmtLatency,
+		IntervalCounters: p.f.intervalCounters}
 	if r.Seed == 0 {
 		r.Seed = time.Now().UnixNano()
 	}
@@ -113,7 +116,11 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if r.StatementLatency {
 		cfg.Clock = worker.NewClock()
 	}
-	fin, err := runner.Run(ctx, cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), recorder{wr, res, ops, client})
+	rec := recorder{Run: wr, res: res, ops: ops, client: client}
+	if r.IntervalCounters {
+		rec.counters = func() map[string]float64 { return ev.interval(ctx) }
+	}
+	fin, err := runner.Run(ctx, cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), rec)
 	if err != nil {
 		live.End(measure.Totals{}, nil, nil, nil)
 		// A failed run has no final report and no result:
@@ -145,6 +152,15 @@ func (e *evidenceWatch) start(ctx context.Context) {
 	if e.r != nil {
 		e.a = e.r.Take(ctx)
 	}
+}
+
+// interval is the server's counters' changes in the report interval just
+// cut (nil in a dry run, or before the measured start).
+func (e *evidenceWatch) interval(ctx context.Context) map[string]float64 {
+	if e.r == nil || e.a == nil {
+		return nil
+	}
+	return e.r.Interval(ctx)
 }
 
 func (e *evidenceWatch) end(ctx context.Context) {
@@ -380,10 +396,16 @@ type recorder struct {
 	res    *result.Result
 	ops    []string
 	client *clientWatch
+	// counters, when set, reads the server's counters of the interval.
+	counters func() map[string]float64
 }
 
 func (r recorder) Interval(iv measure.Interval) {
 	r.Run.Interval(iv)
 	r.res.AddInterval(iv, r.ops)
-	r.res.Intervals[len(r.res.Intervals)-1].ClientCPU = r.client.interval()
+	last := &r.res.Intervals[len(r.res.Intervals)-1]
+	last.ClientCPU = r.client.interval()
+	if r.counters != nil {
+		last.ServerCounters = r.counters()
+	}
 }

@@ -290,6 +290,9 @@ type Interval struct {
 	// ClientCPU is the share of its usable CPUs the client used in the
 	// interval (0..1).
 	ClientCPU float64 `json:"client_cpu_share,omitempty"`
+	// ServerCounters are the server's status counters that changed in the
+	// interval (--interval-counters); the server's, so not merged.
+	ServerCounters map[string]float64 `json:"server_counters,omitempty"`
 }
 
 var counterNames = []string{"events", "reads", "writes", "others", "errors", "reconnects", "retries"}
