@@ -199,16 +199,31 @@ func (r *Registry) Checkpoint() []*hdr.Histogram {
 func (r *Registry) Reset() { Reset(r) }
 
 // Reset drops everything recorded so far in each registry (nil ones
-// skipped) at one moment: every registry is cut (pointer swaps) before any
-// is cleared, so that registries of one run (events, statements) start
-// their window together however long clearing takes.
+// skipped) at one moment: every stripe of every registry is locked before
+// any is swapped, so that registries of one run (events, statements) start
+// their window together even when the caller is descheduled midway (a
+// Record meanwhile waits, and lands after); the slow clearing comes after.
 func Reset(rs ...*Registry) {
+	var held []*stripe
 	for _, r := range rs {
-		if r != nil {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			r.cut()
+		if r == nil {
+			continue
 		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, o := range *r.ops.Load() {
+			for j := range o.stripes {
+				s := &o.stripes[j]
+				s.mu.Lock()
+				held = append(held, s)
+			}
+		}
+	}
+	for _, s := range held {
+		s.cur, s.spare = s.spare, s.cur
+	}
+	for _, s := range held {
+		s.mu.Unlock()
 	}
 	for _, r := range rs {
 		if r == nil {
