@@ -112,4 +112,39 @@ func TestStatementLatencySysbench(t *testing.T) {
 			t.Errorf("%s: its statements are %.1f%% of its latency, want 95-100%%", c.test, 100*s)
 		}
 	}
+	luaStatements(t, db, size)
+}
+
+// luaStatements: a Lua script's prepared statements are timed under their
+// text (sysbench's own oltp_read_write.lua prepares one per table): ten
+// point selects an event over the two tables, and the statements nearly
+// all of the event (the rest is the script's own Lua); the first thread's
+// are explained.
+func luaStatements(t *testing.T, db string, size []string) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "lua.json")
+	mustOK(t, sb(t, db, append([]string{"/usr/share/sysbench/oltp_read_write.lua", "--threads=2", "--time=2", "--statement-latency", "--result-file=" + f, "run"}, size...)...), "lua")
+	r, err := result.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := r.Ops[0].Count
+	var points int64
+	for _, st := range r.Statements {
+		if st.Event != "oltp_read_write" {
+			t.Errorf("statement %q in event %s", st.Name, st.Event)
+		}
+		if regexp.MustCompile(`^SELECT c FROM sbtest\d WHERE id=\?$`).MatchString(st.Name) {
+			points += st.Count
+		}
+	}
+	if points < 10*(events-2) || points > 10*(events+2) || len(r.Statements) != 2+9*2 {
+		t.Errorf("%d point selects timed for %d events, %d statements", points, events, len(r.Statements))
+	}
+	if s := stmtShares(r)["oltp_read_write"]; s < 0.9 || s > 1.001 {
+		t.Errorf("the script's statements are %.1f%% of its event's latency, want 90-100%%", 100*s)
+	}
+	if r.Evidence == nil || len(r.Evidence.Plans) == 0 {
+		t.Errorf("no plan of the script's statements: %+v", r.Evidence)
+	}
 }

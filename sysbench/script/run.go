@@ -91,7 +91,7 @@ func (s *Script) NewRun(c Config) (*Run, error) {
 func (r *Run) env(command string, tid int, th *worker.Thread) *env {
 	rnd := random.NewRand(r.c.Seed, uint64(tid))
 	rnd.SetDist(r.c.Dists["default"])
-	e := &env{command: command, tid: tid, opt: r.c.Opt, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th,
+	e := &env{command: command, tid: tid, opt: r.c.Opt, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th, event: r.s.Name,
 		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }, reports: r.c.Reports, usedSQL: &r.usedSQL,
 		prepared: r.c.Prepared, driverName: r.c.Driver, log: r.logger()}
 	if e.driverName == "" {

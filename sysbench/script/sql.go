@@ -380,7 +380,7 @@ func errdescString(t *lua.LTable) string {
 func (e *env) conPrepare(L *lua.LState) int {
 	c := checkConn(L)
 	q := L.CheckString(2)
-	st, err := c.session(L, e).Prepare(q)
+	st, err := c.session(L, e).PrepareNamed(e.stmtName(q), q)
 	if err != nil && conn.IsLost(err) {
 		e.raiseSQL(L, c, q, err, false)
 	}
@@ -559,6 +559,11 @@ func (e *env) bulkDone(L *lua.LState) int {
 	return 0
 }
 
+// stmtName is a script's prepared statement's name for its client latency:
+// its text, in the run's event. (A text statement, con:query, is not timed:
+// each distinct text would be a histogram of its own.)
+func (e *env) stmtName(q string) worker.StmtName { return worker.StmtName{Event: e.event, Name: q} }
+
 // session is the connection's session; a disconnected one raises, as a
 // statement on a closed connection fails in sysbench.
 func (c *connection) session(L *lua.LState, e *env) *worker.Session {
@@ -581,9 +586,11 @@ func (e *env) open(c *connection) error {
 		return err
 	}
 	c.l.close()
-	c.l.set(worker.NewSession(dc, e.prepared, nil), dc)
+	// The thread's session: its prepared statements are timed (the run's
+	// clock) and the first thread's sampled for their plans.
+	c.l.set(worker.NewSession(dc, e.prepared, e.thread), dc)
 	for _, st := range c.stmts {
-		if st.st, err = c.l.sess.Prepare(st.query); err != nil {
+		if st.st, err = c.l.sess.PrepareNamed(e.stmtName(st.query), st.query); err != nil {
 			return err
 		}
 	}

@@ -33,6 +33,7 @@ type env struct {
 	dists   map[string]*random.Dist // rand_type's and the named distributions
 	out     io.Writer
 	thread  *worker.Thread // counters; nil before a run
+	event   string         // the run's operation: its statements are timed in it
 	ignore  conn.ErrorSet
 	// dial opens a connection for connect() (nil: the command has no
 	// server); prepared is --db-ps-mode=auto, driverName --db-driver.
