@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -196,31 +195,8 @@ func (pr *planRunner) resetHooks() (plan.ResetHooks, error) {
 			}
 			return p.Fresh(ctx, co, "the plan")
 		},
-		Env: commandEnv(co),
+		Env: co.CommandEnv(),
 	}, nil
-}
-
-// commandEnv is a reset command's connection: OLTPBENCH_MYSQL_* (the first
-// host, port and socket), the password as MYSQL_PWD (which MySQL's and
-// MariaDB's clients read), and this binary as OLTPBENCH.
-func commandEnv(co conn.Options) []string {
-	env := []string{"OLTPBENCH_MYSQL_USER=" + co.User, "OLTPBENCH_MYSQL_DB=" + co.DB}
-	if len(co.Hosts) > 0 {
-		env = append(env, "OLTPBENCH_MYSQL_HOST="+co.Hosts[0])
-	}
-	if len(co.Ports) > 0 {
-		env = append(env, fmt.Sprintf("OLTPBENCH_MYSQL_PORT=%d", co.Ports[0]))
-	}
-	if len(co.Sockets) > 0 {
-		env = append(env, "OLTPBENCH_MYSQL_SOCKET="+co.Sockets[0])
-	}
-	if co.Password != "" {
-		env = append(env, "MYSQL_PWD="+co.Password)
-	}
-	if self, err := os.Executable(); err == nil {
-		env = append(env, "OLTPBENCH="+self)
-	}
-	return env
 }
 
 // warmup is the plan's warm-up, its lines on out.

@@ -949,6 +949,9 @@ func Show(w io.Writer, r *result.Result) error {
 		}
 		fmt.Fprintf(w, "reset: %s before cell %d (every %s), %s, not measured; verified: %s\n", rs.Kind, rs.Cell, rs.Every, what, rs.Verified)
 	}
+	for _, l := range r.EventLines() {
+		fmt.Fprintln(w, l)
+	}
 	if ev := r.Evidence; ev != nil {
 		showEvidence(w, r, ev)
 	}

@@ -426,3 +426,27 @@ func LocalInfile(r io.Reader) (file string, done func()) {
 	mysql.RegisterReaderHandler(name, func() io.Reader { return r })
 	return "Reader::" + name, func() { mysql.DeregisterReaderHandler(name) }
 }
+
+// CommandEnv is the connection for a user's command run beside a benchmark
+// (a plan's reset_command, an event's command): OLTPBENCH_MYSQL_* (the first
+// host, port and socket), the password as MYSQL_PWD (which MySQL's and
+// MariaDB's clients read), and this binary as OLTPBENCH.
+func (o Options) CommandEnv() []string {
+	env := []string{"OLTPBENCH_MYSQL_USER=" + o.User, "OLTPBENCH_MYSQL_DB=" + o.DB}
+	if len(o.Hosts) > 0 {
+		env = append(env, "OLTPBENCH_MYSQL_HOST="+o.Hosts[0])
+	}
+	if len(o.Ports) > 0 {
+		env = append(env, fmt.Sprintf("OLTPBENCH_MYSQL_PORT=%d", o.Ports[0]))
+	}
+	if len(o.Sockets) > 0 {
+		env = append(env, "OLTPBENCH_MYSQL_SOCKET="+o.Sockets[0])
+	}
+	if o.Password != "" {
+		env = append(env, "MYSQL_PWD="+o.Password)
+	}
+	if self, err := os.Executable(); err == nil {
+		env = append(env, "OLTPBENCH="+self)
+	}
+	return env
+}

@@ -38,6 +38,8 @@ type Flags struct {
 	stmtLatency bool
 	// intervalCounters reads the server's counters at every report interval.
 	intervalCounters bool
+	// events are --event's specs: operations during the run.
+	events []string
 }
 
 // registerWorkload adds everything a workload command takes besides the
@@ -56,6 +58,7 @@ func (f *Flags) registerWorkload(fs *pflag.FlagSet, spec workload.Spec) {
 	fs.Float64Var(&f.boundCPU, "client-bound-cpu", 100*health.DefaultLimits.CPUShare, "run: a run whose client used this percent of its CPUs is client-bound: its figures measure the client (0: never)")
 	fs.BoolVar(&f.skipDatasetCheck, "skip-dataset-check", false, "run: skip the checks of the run against its dataset: the workload's (its tables are there, its sizes are the dataset's) and the run's sizes against the dataset's record")
 	fs.BoolVar(&f.stmtLatency, "statement-latency", false, "run: time each statement of the workload on the client (an HDR histogram per statement in the result, report show, report compare and the metrics; off by default: it costs 3-4% of client CPU per query in read_write)")
+	fs.StringArrayVar(&f.events, "event", nil, "run: an operation during the run, measured (repeatable): 'at=20s;sql=ALTER TABLE sbtest1 ADD INDEX c_1 (c)' or 'at=60s;timeout=5m;on_error=stop;command=...' (name=, timeout= (1h), on_error=record|stop; sql= or command= last); the result splits the run into windows before, during and after, with each event's impact")
 	fs.BoolVar(&f.intervalCounters, "interval-counters", false, "run: the server's status counters at every report interval too (SHOW GLOBAL STATUS on a connection of its own, as the interval is cut): their changes in the result's intervals")
 	workload.SecondsVar(fs, &f.boundSched, "client-bound-sched-latency", health.DefaultLimits.SchedLatency, "run: a run whose goroutines waited this long (p99) for a CPU is client-bound (0: never; seconds or a duration)")
 }

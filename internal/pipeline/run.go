@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/events"
 	"github.com/oltpbench/oltpbench/internal/evidence"
 	"github.com/oltpbench/oltpbench/internal/health"
 	"github.com/oltpbench/oltpbench/internal/hist"
@@ -40,6 +42,8 @@ type Run struct {
 	StatementLatency bool
 	// IntervalCounters reads the server's counters at every report interval.
 	IntervalCounters bool
+	// Events run during the run (--event).
+	Events []events.Event
 }
 
 // Describe builds the run of a cell at one thread count from the parsed
@@ -59,6 +63,9 @@ func (p *Pipeline) Describe(co conn.Options, c *cells.Cell, threads int) (*Run, 
 		if r.Extra, err = x(co); err != nil {
 			return nil, err
 		}
+	}
+	if r.Events, err = parseEvents(p.f.events); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -105,10 +112,16 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	wr.Header()
 	var live *metrics.Run
 	client := &clientWatch{}
-	cfg := p.runnerConfig(r, s, func(l *runner.Live) { live = p.watch(r, wr, ops, l) })
+	evs := p.newEventWatch(ctx, r, ops, res.Metric.LatencyOp)
+	cfg := p.runnerConfig(r, s, func(l *runner.Live) {
+		live = p.watch(r, wr, ops, l)
+		if evs != nil {
+			evs.live = l
+		}
+	})
 	ev := &evidenceWatch{r: s.evidence}
-	cfg.Measuring = func() { client.start(); ev.start(ctx) }
-	cfg.MeasuredEnd = func() { ev.end(ctx) }
+	cfg.Measuring = func() { client.start(); ev.start(ctx); evs.start() }
+	cfg.MeasuredEnd = func() { evs.end(); ev.end(ctx) }
 	if s.evidence != nil {
 		ev.sampler = worker.NewSampler()
 		cfg.Sampler = ev.sampler
@@ -116,11 +129,20 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if r.StatementLatency {
 		cfg.Clock = worker.NewClock()
 	}
-	rec := recorder{Run: wr, res: res, ops: ops, client: client}
+	rec := recorder{Run: wr, res: res, ops: ops, client: client, events: evs}
 	if r.IntervalCounters {
 		rec.counters = func() map[string]float64 { return ev.interval(ctx) }
 	}
-	fin, err := runner.Run(ctx, cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), rec)
+	if evs != nil && cfg.ReportInterval == 0 {
+		// Windows are made of intervals: a run with events keeps them
+		// in its result without printing them.
+		cfg.ReportInterval, rec.quiet = eventInterval, true
+	}
+	fin, err := runner.Run(evs.runCtx(ctx), cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), rec)
+	evs.finish(res)
+	if err == nil {
+		err = evs.err()
+	}
 	if err != nil {
 		live.End(measure.Totals{}, nil, nil, nil)
 		// A failed run has no final report and no result:
@@ -379,6 +401,9 @@ func (p *Pipeline) watch(r *Run, wr workload.Run, ops []string, l *runner.Live) 
 // live metrics, and writes the result on stdout with --output=json.
 func (p *Pipeline) finish(r *Run, wr workload.Run, res *result.Result, fin *measure.Final, ops []string, live *metrics.Run) error {
 	res.Figures, res.NotApplicable = wr.Final(fin)
+	for _, l := range res.EventLines() { // after the workload's own lines
+		fmt.Fprintln(p.notice, l)
+	}
 	if err := res.SetFinal(fin, ops); err != nil {
 		return err
 	}
@@ -398,10 +423,15 @@ type recorder struct {
 	client *clientWatch
 	// counters, when set, reads the server's counters of the interval.
 	counters func() map[string]float64
+	events   *eventWatch
+	quiet    bool // intervals kept for the events' windows, not printed
 }
 
 func (r recorder) Interval(iv measure.Interval) {
-	r.Run.Interval(iv)
+	if !r.quiet {
+		r.Run.Interval(iv)
+	}
+	r.events.interval(iv)
 	r.res.AddInterval(iv, r.ops)
 	last := &r.res.Intervals[len(r.res.Intervals)-1]
 	last.ClientCPU = r.client.interval()

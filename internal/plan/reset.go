@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/command"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
@@ -262,27 +260,15 @@ func (rs *resets) restore(ctx context.Context, s *Step, rec *result.Reset, out i
 	return nil
 }
 
-// RunCommand runs command by sh -c in dir, with env beside the process's
-// environment, its output and errors on out. Its process group is killed
-// when ctx ends (a timeout, Ctrl-C), and the shell when this process dies.
-func RunCommand(ctx context.Context, command, dir string, env []string, out io.Writer) error {
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second // output a killed command's children still hold
-	err := cmd.Run()
+// RunCommand runs a reset_command (command.Run) and words its failure.
+func RunCommand(ctx context.Context, cmd, dir string, env []string, out io.Writer) error {
+	err := command.Run(ctx, cmd, dir, env, out)
+	var ee *command.ExitError
 	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case err != nil:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return fmt.Errorf("reset_command failed (%s): its output is in the cell's log", ee.ProcessState)
-		}
-		return fmt.Errorf("reset_command: %w", err)
+	case err == nil || ctx.Err() != nil:
+		return err
+	case errors.As(err, &ee):
+		return fmt.Errorf("reset_command failed (%s): its output is in the cell's log", ee.Status)
 	}
-	return nil
+	return fmt.Errorf("reset_command: %w", err)
 }

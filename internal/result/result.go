@@ -71,6 +71,58 @@ type Result struct {
 	// Statements are the client's latency of each statement the workload
 	// names, over the measured window (--statement-latency).
 	Statements []Statement `json:"statements,omitempty"`
+	// Events are what ran during the run (--event, a plan step's events),
+	// with each one's impact; Windows split the run before, during and
+	// after them.
+	Events  []Event  `json:"events,omitempty"`
+	Windows []Window `json:"windows,omitempty"`
+}
+
+// Event is an operation run during a run: when, for how long, how it
+// ended, and what it did to the run's throughput. Times are seconds since
+// the measured start.
+type Event struct {
+	Name    string  `json:"name"`
+	Kind    string  `json:"kind"` // sql or command
+	Text    string  `json:"text"` // the statement or command, secrets removed
+	At      float64 `json:"at_s"`
+	Start   float64 `json:"start_s"`
+	End     float64 `json:"end_s"`
+	Seconds float64 `json:"seconds"` // its own duration (a statement's alone)
+	// Outcome is ok, failed, timed out, unfinished (the run ended first)
+	// or not started.
+	Outcome string  `json:"outcome"`
+	Error   string  `json:"error,omitempty"`
+	Output  string  `json:"output,omitempty"` // a command's, its end
+	Impact  *Impact `json:"impact,omitempty"`
+}
+
+// Impact is what an event did to throughput (events per second of the
+// report intervals) against the before-window's median.
+type Impact struct {
+	BeforePerS float64 `json:"before_per_s"`
+	LowestPerS float64 `json:"lowest_per_s"` // the lowest interval from its start to its recovery
+	Depth      float64 `json:"depth"`        // lowest against before: -0.38 is 38% down
+	// BelowSeconds is how long throughput stayed below 90% of before,
+	// from the event's start to its recovery (or the run's end).
+	BelowSeconds float64 `json:"below_90pct_s"`
+	Recovered    bool    `json:"recovered"`
+	// RecoverySeconds is from the event's end to the first interval back
+	// within 5% of before (0: at once).
+	RecoverySeconds float64 `json:"recovery_s"`
+}
+
+// Window is a part of the run: before the first event, during one, after.
+type Window struct {
+	Name    string       `json:"name"` // before, during NAME, after
+	From    float64      `json:"from_s"`
+	To      float64      `json:"to_s"`
+	Events  int64        `json:"events"`
+	PerS    float64      `json:"events_per_s"`
+	P95Ms   float64      `json:"p95_ms"`
+	P99Ms   float64      `json:"p99_ms"`
+	Errors  []ErrorCount `json:"errors,omitempty"`
+	Seconds float64      `json:"seconds"`
 }
 
 // Statement is one statement's latency on the client, from its send to its

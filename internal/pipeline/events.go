@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/events"
+	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/runner"
+)
+
+// eventWatch runs a run's events (--event) from its measured start, puts
+// its report intervals into windows before, during and after them, and
+// stops the run when an event with on_error = stop fails. Its methods do
+// nothing on a nil watch (a run without events).
+type eventWatch struct {
+	x         *events.Exec
+	tr        *events.Tracker
+	live      *runner.Live // the run's errors so far, for the windows
+	latencyOp int          // the operation whose latency windows show
+	ctx       context.Context
+	stop      context.CancelCauseFunc
+	recs      []result.Event
+}
+
+// parseEvents reads --event's specs.
+func parseEvents(specs []string) ([]events.Event, error) {
+	var out []events.Event
+	for _, s := range specs {
+		e, err := events.Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// newEventWatch prepares r's events; ctx is the run's, which a failed
+// event with on_error = stop cancels. Nil without events.
+func (p *Pipeline) newEventWatch(ctx context.Context, r *Run, ops []string, latencyOp string) *eventWatch {
+	if len(r.Events) == 0 {
+		return nil
+	}
+	w := &eventWatch{}
+	w.ctx, w.stop = context.WithCancelCause(ctx)
+	co := r.Conn
+	w.x = events.NewExec(r.Events, events.Config{
+		Open: func() (*sql.DB, func(), error) {
+			pool, err := conn.Open(co, 1)
+			if err != nil {
+				return nil, nil, err
+			}
+			return pool.DB(0), func() { pool.Close() }, nil
+		},
+		Env:    co.CommandEnv(),
+		Log:    p.warn,
+		Redact: func(s string) string { return conn.Redact(s, co.Password) },
+		Stop:   func(err error) { w.stop(err) },
+	})
+	w.tr = events.NewTracker(w.x, ops)
+	for i, op := range ops {
+		if op == latencyOp {
+			w.latencyOp = i
+		}
+	}
+	return w
+}
+
+// runCtx is the context the run goes on under.
+func (w *eventWatch) runCtx(ctx context.Context) context.Context {
+	if w == nil {
+		return ctx
+	}
+	return w.ctx
+}
+
+// start starts the events' clock: the measured start.
+func (w *eventWatch) start() {
+	if w != nil {
+		w.x.Start(w.ctx)
+	}
+}
+
+// interval puts a report interval into its window.
+func (w *eventWatch) interval(iv measure.Interval) {
+	if w == nil {
+		return
+	}
+	var errs []measure.ErrorCount
+	if w.live != nil {
+		errs = w.live.ErrorCodes()
+	}
+	var h = iv.Hists[min(w.latencyOp, len(iv.Hists)-1)]
+	w.tr.Interval(iv.Elapsed, iv.Length, iv.Counts.Get(measure.Events), h, errs)
+}
+
+// end stops the events still to come or running: the measured window ended.
+func (w *eventWatch) end() {
+	if w != nil {
+		w.recs = w.x.Finish()
+	}
+}
+
+// finish records the events, their impact and the windows in res.
+func (w *eventWatch) finish(res *result.Result) {
+	if w == nil {
+		return
+	}
+	if w.recs == nil { // the run ended before its measured end (a failure)
+		w.recs = w.x.Finish()
+	}
+	res.Windows = w.tr.Finish(w.recs)
+	res.Events = w.recs
+}
+
+// err is why an event stopped the run, if one did.
+func (w *eventWatch) err() error {
+	if w == nil {
+		return nil
+	}
+	if err := context.Cause(w.ctx); err != nil && w.ctx.Err() != nil && err != context.Canceled {
+		return err
+	}
+	return nil
+}
+
+// eventInterval is the report interval a run with events keeps when none
+// was asked for: the windows and impacts are made of intervals.
+const eventInterval = time.Second
