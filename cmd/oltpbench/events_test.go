@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -186,5 +187,54 @@ func TestEventOnError(t *testing.T) {
 	r = sb(t, db, "oltp_point_select", "--time=1", "--event=at=1s;sql=", "run")
 	if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "invalid --event=at=1s;sql=: sql is empty") {
 		t.Errorf("exit %d: %q", r.code, r.stderr)
+	}
+}
+
+const eventPlan = `[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 200000 }
+[[step]]
+test = "oltp_read_write"
+threads = [4]
+time = "9s"
+repeats = 2
+reset = "reload"
+[[step.events]]
+name = "add c_1"
+at = "3s"
+sql = "ALTER TABLE sbtest1 ADD INDEX c_1 (c)%s"
+`
+
+// TestEventImpactCompare (issue 34's acceptance): two plan folders with the
+// same event, the second "version" running it in a way that holds the
+// workload up (a table copy, as a server without online DDL would):
+// report compare puts the impacts side by side and names the deeper one.
+// Each run starts on a reloaded table, without the index.
+func TestEventImpactCompare(t *testing.T) {
+	needServer(t)
+	db := "events_cmp"
+	freshDB(t, db)
+	dirs := map[string]string{}
+	for v, algo := range map[string]string{"A": "", "B": ", ALGORITHM=COPY"} {
+		dirs[v] = t.TempDir()
+		p := writePlan(t, strings.Replace(eventPlan, "%s", algo, 1))
+		mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dirs[v], "--"}, connArgs(db)...)...), "version "+v)
+	}
+	out := inProcess("report", "compare", dirs["A"], dirs["B"], "--names=A,B").stdout
+	if i := strings.Index(out, "Events during"); i >= 0 {
+		t.Logf("%s", out[i:])
+	}
+	line := regexp.MustCompile(`(?m)^  4 threads, add c_1: A -\d+% for [\d.]+ s, [^;]+; B -\d+% for [\d.]+ s, [^(]+\(B deeper than A`)
+	if !strings.Contains(out, "Events during the runs (impact on events per second") || !line.MatchString(out) {
+		t.Errorf("report compare does not name B's deeper impact:\n%s", out)
+	}
+	for _, f := range resultFiles(t, dirs["B"]) {
+		r, err := result.Read(filepath.Join(dirs["B"], f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Events) != 1 || r.Events[0].Outcome != "ok" || r.Events[0].Impact == nil {
+			t.Errorf("%s: events %+v", f, r.Events)
+		}
 	}
 }

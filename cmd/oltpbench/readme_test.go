@@ -369,6 +369,7 @@ var readmeRuns = map[string]readmeEntry{
 			obIn(t, dir, sbRun(dir, "--result-dir=results/"+v)...)
 		}
 	}},
+	"oltpbench sysbench oltp_read_write --threads=64 --time=60 --tables=16 --table-size=10000000 ... --event='at=20s;name=add c_1;sql=ALTER TABLE sbtest1 ADD INDEX c_1 (c)' run": {shell: true},
 	"oltpbench report merge client1.json client2.json client3.json > merged.json": {shell: true, before: func(t *testing.T, dir string) {
 		// three clients of one run: at the same time
 		var cmds []*exec.Cmd

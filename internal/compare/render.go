@@ -135,6 +135,12 @@ func (rep *Report) Text(w io.Writer) {
 				}
 			}
 		}
+		if ev := t.EventImpacts(labels); len(ev) > 0 {
+			fmt.Fprintln(w, eventsHead+":")
+			for _, x := range ev {
+				fmt.Fprintf(w, "  %s\n", x)
+			}
+		}
 		rep.details(w, t, false)
 		rep.errors(w, t, false)
 		rep.client(w, t, false)
@@ -263,6 +269,7 @@ func (rep *Report) Markdown(w io.Writer) {
 			}
 			fmt.Fprintln(w)
 		}
+		bullets(w, eventsHead+":", t.EventImpacts(labels))
 		rep.details(w, t, true)
 		rep.errors(w, t, true)
 		rep.client(w, t, true)
@@ -531,6 +538,9 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 				fmt.Fprintf(w, "<li>%s</li>", e(x))
 			}
 			fmt.Fprintf(w, "</ul></div>\n")
+		}
+		for _, x := range t.EventImpacts(labels) {
+			fmt.Fprintf(w, "<p class=\"event\">event: %s</p>\n", e(x))
 		}
 		for _, x := range t.Warnings {
 			fmt.Fprintf(w, "<p class=\"warn\">warning: %s</p>\n", e(x))

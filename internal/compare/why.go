@@ -136,7 +136,7 @@ func missingEvidence(labels []string, row Row, from, to int) []string {
 	var out []string
 	for _, v := range []int{from, to} {
 		if !timed(row.Runs[v]) {
-			out = append(out, labels[v]+": no client latency per statement in its results (written before oltpbench timed statements, run with --statement-latency=false, or a workload that names none)")
+			out = append(out, labels[v]+": no client latency per statement in its results (run without --statement-latency, or written before oltpbench timed statements)")
 		}
 		if !evidenced(row.Runs[v]) {
 			out = append(out, labels[v]+": no server evidence in its results (written before oltpbench read it, or a dry run)")

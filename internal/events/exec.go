@@ -41,6 +41,9 @@ type Config struct {
 	Redact func(string) string
 	// Stop ends the run: an event with on_error = stop failed.
 	Stop func(error)
+	// Changed, if set, hears of an event's start (end zero) and end (the
+	// live metrics' annotations).
+	Changed func(name string, start, end time.Time)
 }
 
 // Exec runs a run's events at their times after the measured start, each
@@ -101,10 +104,13 @@ func (x *Exec) run(ctx context.Context, i int) {
 		return
 	}
 	x.mu.Lock()
-	start := time.Since(x.origin)
+	began := time.Now()
+	start := began.Sub(x.origin)
 	x.recs[i].Start, x.recs[i].Outcome = start.Seconds(), Unfinished
 	x.recs[i].End = -1 // running
 	x.mu.Unlock()
+	x.changed(e.Name, began, time.Time{})
+	defer func() { x.changed(e.Name, began, time.Now()) }()
 	fmt.Fprintf(x.cfg.Log, "event %q (%s) started at %.1f s\n", e.Name, e.Kind(), start.Seconds())
 	ectx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
@@ -141,6 +147,12 @@ func (x *Exec) run(ctx context.Context, i int) {
 	fmt.Fprintf(x.cfg.Log, "event %q ended at %.1f s after %.1f s: %s%s\n", e.Name, rec.End, rec.Seconds, rec.Outcome, suffix(rec.Error))
 	if rec.Outcome != OK && rec.Outcome != Unfinished && e.OnError == OnErrorStop && x.cfg.Stop != nil {
 		x.cfg.Stop(fmt.Errorf("event %q %s (on_error = stop): %s", e.Name, rec.Outcome, rec.Error))
+	}
+}
+
+func (x *Exec) changed(name string, start, end time.Time) {
+	if x.cfg.Changed != nil {
+		x.cfg.Changed(name, start, end)
 	}
 }
 

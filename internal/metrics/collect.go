@@ -33,6 +33,8 @@ var (
 	endDesc         = runDesc("run_end_timestamp_seconds", "When the run ended (absent while it runs).")
 	figureDesc      = runDesc("run_figure", "The run's headline and own figures once it ended, as its result file has them.", "figure")
 	errCodesDesc    = runDesc("errors_total", "Errors a run survived, by operation, code (the server's number, or the driver's class: 2013 broken pipe) and outcome (ignored, reconnected, counted).", "op", "code", "outcome")
+	eventStartDesc  = runDesc("event_start_timestamp_seconds", "When an event during the run started (--event): an annotation's start.", "event")
+	eventEndDesc    = runDesc("event_end_timestamp_seconds", "When an event during the run ended (absent while it runs).", "event")
 	workloadDesc    = runDesc("workload_count_total", "The workload's own counts (an audit's; errors and retries per operation as errors/NAME, retries/NAME).", "name")
 
 	loadRowsDesc   = prometheus.NewDesc("oltpbench_load_rows_total", "Rows loaded, per table.", []string{"client", "table"}, nil)
@@ -126,6 +128,12 @@ func collectRun(ch chan<- prometheus.Metric, r *Run) {
 	}
 	for k, v := range sn.extra {
 		counter(workloadDesc, v, k)
+	}
+	for _, e := range sn.events {
+		gauge(eventStartDesc, seconds(e.start), e.name)
+		if !e.end.IsZero() {
+			gauge(eventEndDesc, seconds(e.end), e.name)
+		}
 	}
 	for _, e := range sn.errs {
 		op := ""

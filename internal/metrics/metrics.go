@@ -193,6 +193,7 @@ type Run struct {
 	extra   func() map[string]int64 // the workload's own counts; nil: none
 	last    map[string]int64        // extra at the end
 	errs    []measure.ErrorCount    // the error breakdown at the end
+	events  []eventTimes            // the run's events, as they start and end
 
 	// Latency histograms cost milliseconds to read and convert (HDR
 	// histograms of 1 us to 1 h), so a live run's are made again at most
@@ -243,6 +244,28 @@ func (r *Run) End(counts measure.Totals, hists []*hdr.Histogram, stmts []measure
 	}
 }
 
+type eventTimes struct {
+	name       string
+	start, end time.Time
+}
+
+// Event says an event of the run started (end zero) or ended: Grafana
+// draws it as an annotation from the start and end series.
+func (r *Run) Event(name string, start, end time.Time) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.events {
+		if r.events[i].name == name && r.events[i].start.Equal(start) {
+			r.events[i].end = end
+			return
+		}
+	}
+	r.events = append(r.events, eventTimes{name, start, end})
+}
+
 // snapshot is a run's counters as a scrape sees them.
 type snapshot struct {
 	counts  measure.Totals
@@ -252,12 +275,14 @@ type snapshot struct {
 	figures map[string]float64
 	extra   map[string]int64
 	errs    []measure.ErrorCount
+	events  []eventTimes
 }
 
 func (r *Run) read() snapshot {
 	r.mu.Lock()
 	src, extra := r.src, r.extra
 	s := snapshot{counts: r.counts, end: r.end, figures: r.figures, extra: r.last, errs: r.errs}
+	evs := append([]eventTimes(nil), r.events...)
 	r.mu.Unlock()
 	if src != nil {
 		s = snapshot{counts: src.Counts(), running: src.Running(), queue: src.Queue(), errs: src.ErrorCodes()}
@@ -265,6 +290,7 @@ func (r *Run) read() snapshot {
 			s.extra = extra()
 		}
 	}
+	s.events = evs
 	return s
 }
 

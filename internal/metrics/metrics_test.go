@@ -55,6 +55,7 @@ func TestRunLiveThenFinal(t *testing.T) {
 		src.h.RecordValue(2000) // 2 ms
 	}
 	r := e.StartRun(Labels{Workload: "w", Test: "w/t", Threads: 4, Repeat: 1}, []string{"op"}, src, func() map[string]int64 { return map[string]int64{"x": 7} })
+	r.Event("add c_1", time.Unix(1000, 0), time.Time{})
 	live := scrape(t, e)
 	lbl := `client="c1",repeat="1",step="",test="w/t",threads="4",workload="w"`
 	for _, want := range []string{"oltpbench_events_total{" + lbl + "} 10", `oltpbench_statements_total{` + strings.Replace(lbl, `client="c1",`, `client="c1",kind="read",`, 1) + "} 140",
@@ -62,7 +63,8 @@ func TestRunLiveThenFinal(t *testing.T) {
 		`oltpbench_latency_seconds_bucket{` + strings.Replace(lbl, `client="c1",`, `client="c1",op="op",`, 1) + `,le="0.001"} 0`,
 		`oltpbench_workload_count_total{` + strings.Replace(lbl, `client="c1",`, `client="c1",name="x",`, 1) + "} 7",
 		`oltpbench_errors_total{client="c1",code="1213",op="op",outcome="ignored",repeat="1",step="",test="w/t",threads="4",workload="w"} 4`,
-		`oltpbench_statement_latency_seconds_count{client="c1",event="op",repeat="1",statement="select",step="",test="w/t",threads="4",workload="w"} 10`} {
+		`oltpbench_statement_latency_seconds_count{client="c1",event="op",repeat="1",statement="select",step="",test="w/t",threads="4",workload="w"} 10`,
+		`oltpbench_event_start_timestamp_seconds{client="c1",event="add c_1",repeat="1",step="",test="w/t",threads="4",workload="w"} 1000`} {
 		if !strings.Contains(live, want+"\n") {
 			t.Errorf("live scrape lacks %s", want)
 		}
@@ -72,11 +74,13 @@ func TestRunLiveThenFinal(t *testing.T) {
 	fin := hdr.New(1, 3_600_000_000, 2)
 	fin.RecordValue(5000)
 	r.End(final, []*hdr.Histogram{src.h}, []measure.StmtHist{{Event: "op", Name: "select", Hist: fin}}, map[string]float64{"QPS": 5})
+	r.Event("add c_1", time.Unix(1000, 0), time.Unix(1012, 0))
 	src.counts[measure.Events] = 99 // the source is not read once the run ended
 	after := scrape(t, e)
 	for _, want := range []string{"oltpbench_events_total{" + lbl + "} 12", "oltpbench_threads_running{" + lbl + "} 0", "oltpbench_run_figure{client=\"c1\",figure=\"QPS\",",
 		`oltpbench_errors_total{client="c1",code="1213",op="op",outcome="ignored"`,
-		`oltpbench_statement_latency_seconds_count{client="c1",event="op",repeat="1",statement="select",step="",test="w/t",threads="4",workload="w"} 1` + "\n"} {
+		`oltpbench_statement_latency_seconds_count{client="c1",event="op",repeat="1",statement="select",step="",test="w/t",threads="4",workload="w"} 1` + "\n",
+		`oltpbench_event_end_timestamp_seconds{client="c1",event="add c_1",repeat="1",step="",test="w/t",threads="4",workload="w"} 1012` + "\n"} {
 		if !strings.Contains(after, want) {
 			t.Errorf("final scrape lacks %s", want)
 		}

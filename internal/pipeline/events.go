@@ -8,6 +8,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/events"
 	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
 )
@@ -41,7 +42,7 @@ func parseEvents(specs []string) ([]events.Event, error) {
 
 // newEventWatch prepares r's events; ctx is the run's, which a failed
 // event with on_error = stop cancels. Nil without events.
-func (p *Pipeline) newEventWatch(ctx context.Context, r *Run, ops []string, latencyOp string) *eventWatch {
+func (p *Pipeline) newEventWatch(ctx context.Context, r *Run, ops []string, latencyOp string, live **metrics.Run) *eventWatch {
 	if len(r.Events) == 0 {
 		return nil
 	}
@@ -60,6 +61,9 @@ func (p *Pipeline) newEventWatch(ctx context.Context, r *Run, ops []string, late
 		Log:    p.warn,
 		Redact: func(s string) string { return conn.Redact(s, co.Password) },
 		Stop:   func(err error) { w.stop(err) },
+		// The run's live metrics are there before its measured start,
+		// when the events' clock starts.
+		Changed: func(name string, start, end time.Time) { (*live).Event(name, start, end) },
 	})
 	w.tr = events.NewTracker(w.x, ops)
 	for i, op := range ops {

@@ -112,7 +112,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	wr.Header()
 	var live *metrics.Run
 	client := &clientWatch{}
-	evs := p.newEventWatch(ctx, r, ops, res.Metric.LatencyOp)
+	evs := p.newEventWatch(ctx, r, ops, res.Metric.LatencyOp, &live)
 	cfg := p.runnerConfig(r, s, func(l *runner.Live) {
 		live = p.watch(r, wr, ops, l)
 		if evs != nil {

@@ -34,7 +34,8 @@ func scanKeyLines(b []byte) keyLines {
 	lines := keyLines{}
 	var p unstable.Parser
 	p.Reset(b)
-	arrays := map[string]int{} // [[name]] -> times seen
+	arrays := map[string]int{}     // [[name]] -> times seen
+	current := map[string]string{} // [[name]] -> the path of the last one
 	prefix := ""
 	lineOf := func(n *unstable.Node) int { return p.Shape(n.Raw).Start.Line }
 	keyOf := func(it unstable.Iterator) (string, int) {
@@ -74,8 +75,16 @@ func scanKeyLines(b []byte) keyLines {
 			lines[prefix] = line
 		case unstable.ArrayTable:
 			k, line := keyOf(e.Key())
+			// [[step.events]] belongs to the last [[step]]: step.N.events.M.
+			for parent, at := range current {
+				if rest, ok := strings.CutPrefix(k, parent+"."); ok {
+					k = at + "." + rest
+					break
+				}
+			}
 			prefix = k + "." + strconv.Itoa(arrays[k])
 			arrays[k]++
+			current[k] = prefix
 			lines[prefix] = line
 		case unstable.KeyValue:
 			k, line := keyOf(e.Key())

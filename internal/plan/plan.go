@@ -20,6 +20,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/events"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
@@ -70,6 +71,36 @@ type Step struct {
 	ResetCommand string `toml:"reset_command"` // command: run by sh -c in the plan's folder
 	ResetFrom    string `toml:"reset_from"`    // reimport: the dataset's CSV files, a folder or s3://
 	ResetTimeout string `toml:"reset_timeout"` // a reset that takes longer fails its cell
+	// Events run during each of the step's runs (--event).
+	Events []StepEvent `toml:"events"`
+}
+
+// StepEvent is an event of a step's runs: at a time after the measured
+// start, sql or a command, with a timeout and on_error (internal/events).
+type StepEvent struct {
+	Name    string `toml:"name"`
+	At      string `toml:"at"`
+	SQL     string `toml:"sql"`
+	Command string `toml:"command"`
+	Timeout string `toml:"timeout"`
+	OnError string `toml:"on_error"`
+}
+
+// spec is the event as --event takes it.
+func (e StepEvent) spec() string {
+	var parts []string
+	for _, kv := range [][2]string{{"name", e.Name}, {"at", e.At}, {"timeout", e.Timeout}, {"on_error", e.OnError}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+"="+kv[1])
+		}
+	}
+	if e.SQL != "" {
+		parts = append(parts, "sql="+e.SQL)
+	}
+	if e.Command != "" {
+		parts = append(parts, "command="+e.Command)
+	}
+	return strings.Join(parts, ";")
 }
 
 // Workloads says which workloads exist and how many positional arguments
@@ -215,7 +246,7 @@ func (p *Plan) check(known Workloads) error {
 	}
 	seen := map[string]int{}
 	for i := range p.Steps {
-		for _, check := range []func(int, Workloads, map[string]int) error{p.checkStepName, p.checkStepTiming, p.checkStepSearch, p.checkStepReset} {
+		for _, check := range []func(int, Workloads, map[string]int) error{p.checkStepName, p.checkStepTiming, p.checkStepSearch, p.checkStepReset, p.checkStepEvents} {
 			if err := check(i, known, seen); err != nil {
 				return err
 			}
@@ -252,6 +283,24 @@ func (p *Plan) checkDataset(known Workloads) error {
 		return err
 	}
 	ds.Test = p.resolve(ds.Test)
+	return nil
+}
+
+// checkStepEvents checks a step's events as --event reads them: a time, sql
+// or a command (not both), and what they take.
+func (p *Plan) checkStepEvents(i int, _ Workloads, _ map[string]int) error {
+	for j, e := range p.Steps[i].Events {
+		at := fmt.Sprintf("step.%d.events.%d", i, j)
+		if e.SQL != "" && e.Command != "" {
+			return p.errAt(at, "event %d of step %d has both sql and command: one of them", j+1, i+1)
+		}
+		if strings.Contains(e.Name, ";") {
+			return p.errAt(at+".name", "event name %q: no ';' in it", e.Name)
+		}
+		if _, err := events.Parse(e.spec()); err != nil {
+			return p.errAt(at, "event %d of step %d: %s", j+1, i+1, strings.TrimPrefix(err.Error(), "invalid --event="+e.spec()+": "))
+		}
+	}
 	return nil
 }
 
@@ -365,7 +414,7 @@ func (p *Plan) checkStepSearch(i int, _ Workloads, _ map[string]int) error {
 var reserved = map[string]string{result.FlagThreads: "threads", result.FlagTime: "time", result.FlagResultFile: "",
 	result.FlagResultDir: "", result.FlagRepeat: "repeats", result.FlagP95SLO: "p95_limit", result.FlagSLOSteps: "search_steps",
 	result.FlagCooldown: "cooldown", result.FlagStartAt: "",
-	result.FlagMetrics: "", result.FlagClientID: ""} // plan run's own: one endpoint for the whole plan
+	result.FlagMetrics: "", result.FlagClientID: "", result.FlagEvent: "events"} // plan run's own: one endpoint for the whole plan
 
 // Reserved says whether an option (its name without dashes) is the plan's
 // to set, so neither a step's options nor the options for every command may.
@@ -526,6 +575,9 @@ func (p *Plan) Series(timing Timing) []*cells.Series {
 		}
 		args = append(args, p.datasetOptions()...)
 		args = append(args, optionArgs(s.Options, nil)...)
+		for _, e := range s.Events {
+			args = append(args, "--"+result.FlagEvent+"="+e.spec())
+		}
 		run, warm, cool := p.scaled(s.Time), p.scaled(s.Warmup), p.scaled(s.Cooldown)
 		args = append(args, fmt.Sprintf("--%s=%d", tf, int64(run.Seconds())))
 		if warm > 0 {

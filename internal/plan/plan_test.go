@@ -135,6 +135,11 @@ func TestBadPlans(t *testing.T) {
 		{"scale", "scale = -1\n" + head + step, `b.toml:1: scale must be above 0`},
 		{"no dataset", step, `b.toml: the plan needs [dataset]`},
 		{"no steps", head, `b.toml: the plan has no [[step]]`},
+		{"event with both", head + step + "events = [{ at = \"2s\", sql = \"SELECT 1\", command = \"true\" }]\n", `b.toml:8: event 1 of step 1 has both sql and command: one of them`},
+		{"event without a time", head + step + "events = [{ sql = \"SELECT 1\" }]\n", `b.toml:8: event 1 of step 1: no at= (the time after the measured start, e.g. at=20s)`},
+		{"event's bad timeout", head + step + "[[step.events]]\nat = \"2s\"\ncommand = \"true\"\n" + strings.ReplaceAll(step, "point_select", "read_only") +
+			"[[step.events]]\nat = \"2s\"\ncommand = \"true\"\n[[step.events]]\nat = \"2s\"\ntimeout = \"soon\"\ncommand = \"true\"\n", `b.toml:18: event 2 of step 2: timeout: "soon" is not seconds`},
+		{"event as an option", head + step + "options = { event = \"at=1s;sql=SELECT 1\" }\n", `b.toml:8: option event: set it with the step's events key`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("b.toml", []byte(c.src), 0, known)
@@ -145,6 +150,25 @@ func TestBadPlans(t *testing.T) {
 				t.Errorf("got  %q\nwant %q...", err, c.want)
 			}
 		})
+	}
+}
+
+// TestStepEvents: a step's events reach each of its cells' command lines as
+// --event, in order, and so their keys.
+func TestStepEvents(t *testing.T) {
+	src := good + "events = [{ at = \"20s\", name = \"add c_1\", sql = \"ALTER TABLE sbtest1 ADD INDEX c_1 (c)\" },\n" +
+		"  { at = \"40s\", timeout = \"5m\", on_error = \"stop\", command = \"tiup cluster restart c1 -N tikv-2 --yes\" }]\n"
+	p, err := Parse("e.toml", []byte(src), 0, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(p.Series(timing)[1].Args, " ")
+	want := "--event=name=add c_1;at=20s;sql=ALTER TABLE sbtest1 ADD INDEX c_1 (c) --event=at=40s;timeout=5m;on_error=stop;command=tiup cluster restart c1 -N tikv-2 --yes"
+	if !strings.Contains(args, want) {
+		t.Errorf("args %s\nlack %s", args, want)
+	}
+	if strings.Contains(strings.Join(p.Series(timing)[0].Args, " "), "--event") {
+		t.Error("the other step's cells have the events")
 	}
 }
 

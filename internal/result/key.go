@@ -24,6 +24,7 @@ const (
 	FlagStartAt    = "start-at"
 	FlagMetrics    = "metrics-addr"
 	FlagClientID   = "client-id"
+	FlagEvent      = "event" // repeated: each one an event of the run
 )
 
 // KeyVersion is the layout of Key. A result written before keys (it has
@@ -107,6 +108,11 @@ func ParseKey(args []string, timeFlag, warmupFlag string) (Key, error) {
 			search.Steps, err = strconv.Atoi(value)
 		case FlagCooldown:
 			search.Cooldown, err = seconds(value)
+		case FlagEvent: // every one counts, in order
+			if prev, ok := k.Options[name]; ok {
+				value = prev + "\n" + value
+			}
+			k.Options[name] = value
 		default:
 			k.Options[name] = value
 		}
