@@ -962,6 +962,11 @@ func Show(w io.Writer, r *result.Result) error {
 	for _, l := range r.EventLines() {
 		fmt.Fprintln(w, l)
 	}
+	if c := r.Connections; c != nil {
+		p := c.Connect.Percentiles
+		fmt.Fprintf(w, "connections: %d made anew on purpose (not faults), %d connects timed: mean %.2f ms, p95 %.2f, p99 %.2f; %d idle held\n",
+			c.Refreshes, c.Connect.Count, c.Connect.MeanMs, p["95"], p["99"], c.Idle)
+	}
 	if ev := r.Evidence; ev != nil {
 		showEvidence(w, r, ev)
 	}

@@ -68,6 +68,12 @@ type Final struct {
 	// Statements are the client's latency of each named statement over the
 	// measured window (not cut at checkpoints); nil when not timed.
 	Statements []StmtHist
+	// Connect is the main threads' connects' latency over the measured
+	// window, and Refreshes the connections they closed on purpose to
+	// make new ones (--conn-refresh, --reconnect=event), apart from the
+	// reconnects after a fault.
+	Connect   *hdr.Histogram
+	Refreshes int64
 }
 
 // StmtHist is one statement's client latency (microseconds): Event is the

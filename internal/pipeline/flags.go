@@ -40,6 +40,11 @@ type Flags struct {
 	intervalCounters bool
 	// events are --event's specs: operations during the run.
 	events []string
+	// Connection churn: a new connection every connRefresh, or every
+	// event (reconnect "event"); idleConns held open doing nothing.
+	connRefresh time.Duration
+	reconnect   string
+	idleConns   int
 }
 
 // registerWorkload adds everything a workload command takes besides the
@@ -59,6 +64,9 @@ func (f *Flags) registerWorkload(fs *pflag.FlagSet, spec workload.Spec) {
 	fs.BoolVar(&f.skipDatasetCheck, "skip-dataset-check", false, "run: skip the checks of the run against its dataset: the workload's (its tables are there, its sizes are the dataset's) and the run's sizes against the dataset's record")
 	fs.BoolVar(&f.stmtLatency, "statement-latency", false, "run: time each statement of the workload on the client (an HDR histogram per statement in the result, report show, report compare and the metrics; off by default: it costs 3-4% of client CPU per query in read_write)")
 	fs.StringArrayVar(&f.events, result.FlagEvent, nil, "run: an operation during the run, measured (repeatable): 'at=20s;sql=ALTER TABLE t ADD INDEX i (c)' or 'at=60s;timeout=5m;on_error=stop;command=...' (name=, timeout= (1h), on_error=record|stop; sql= or command= last); the result splits the run into windows before, during and after, with each event's impact")
+	workload.SecondsVar(fs, &f.connRefresh, "conn-refresh", 0, "run: each thread closes its connection and opens a new one this often, between events (load reaches nodes added behind a proxy; 0: never; seconds or a duration)")
+	fs.StringVar(&f.reconnect, "reconnect", "", "run: event: a new connection for every event (transaction), as an application without a pool")
+	fs.IntVar(&f.idleConns, "idle-conns", 0, "run: hold this many more connections open doing nothing, as an application's pool does")
 	fs.BoolVar(&f.intervalCounters, "interval-counters", false, "run: the server's status counters at every report interval too (SHOW GLOBAL STATUS on a connection of its own, as the interval is cut): their changes in the result's intervals")
 	workload.SecondsVar(fs, &f.boundSched, "client-bound-sched-latency", health.DefaultLimits.SchedLatency, "run: a run whose goroutines waited this long (p99) for a CPU is client-bound (0: never; seconds or a duration)")
 }

@@ -44,7 +44,15 @@ type Run struct {
 	IntervalCounters bool
 	// Events run during the run (--event).
 	Events []events.Event
+	// Connection churn (--conn-refresh, --reconnect=event, --idle-conns).
+	ConnRefresh   time.Duration
+	ReconnectEach bool
+	IdleConns     int
 }
+
+// churning says whether the run makes or holds connections beyond its
+// threads' own: its result records its connections.
+func (r *Run) churning() bool { return r.ConnRefresh > 0 || r.ReconnectEach || r.IdleConns > 0 }
 
 // Describe builds the run of a cell at one thread count from the parsed
 // command line and the connection options.
@@ -67,6 +75,17 @@ func (p *Pipeline) Describe(co conn.Options, c *cells.Cell, threads int) (*Run, 
 	if r.Events, err = parseEvents(p.f.events); err != nil {
 		return nil, err
 	}
+	switch p.f.reconnect {
+	case "":
+	case "event":
+		r.ReconnectEach = true
+	default:
+		return nil, fmt.Errorf("invalid --reconnect=%s: event (a new connection for every event), or leave it out", p.f.reconnect)
+	}
+	if p.f.idleConns < 0 {
+		return nil, fmt.Errorf("invalid --idle-conns=%d: 0 or more", p.f.idleConns)
+	}
+	r.ConnRefresh, r.IdleConns = p.f.connRefresh, p.f.idleConns
 	return r, nil
 }
 
@@ -103,6 +122,9 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		return nil, err
 	}
 	defer s.close()
+	if err := s.holdIdle(ctx, r); err != nil {
+		return nil, err
+	}
 	wr, err := p.w.NewRun(workload.RunConfig{Threads: r.Threads, Seed: uint64(r.Seed), Record: s.record, Options: r.Options,
 		Out: p.notice, Output: r.Output, Dialer: s.dialer, Stdout: p.out, Extra: r.Extra})
 	if err != nil {
@@ -303,6 +325,31 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 	return s, nil
 }
 
+// holdIdle opens r.IdleConns connections that do nothing until the run's
+// session closes (--idle-conns): an application's pool, in the server's
+// processlist and its connection limits.
+func (s *session) holdIdle(ctx context.Context, r *Run) error {
+	if r.IdleConns == 0 || r.Options.DryRun {
+		return nil
+	}
+	pool, err := conn.Open(r.Conn, r.IdleConns)
+	if err != nil {
+		return err
+	}
+	s.closes = append(s.closes, func() { pool.Close() })
+	for i := range r.IdleConns {
+		c, err := pool.DB(i).Conn(ctx)
+		if err == nil {
+			err = c.PingContext(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("--idle-conns: connection %d of %d: %w", i+1, r.IdleConns, err)
+		}
+		s.closes = append(s.closes, func() { c.Close() })
+	}
+	return nil
+}
+
 // openEvidence opens the evidence's own connection; a server that does not
 // answer has its run fail on its own connections, not here.
 func (s *session) openEvidence(ctx context.Context, co conn.Options) {
@@ -384,7 +431,7 @@ func (p *Pipeline) runnerConfig(r *Run, s *session, watch func(*runner.Live)) ru
 	ro := r.Options
 	return runner.Config{Threads: r.Threads, Duration: ro.Time, Events: ro.Events, Rate: ro.Rate, QueueLength: r.Spec.RateQueue,
 		Warmup: ro.Warmup, ReportInterval: ro.ReportInterval, Checkpoints: ro.Checkpoints, Grace: ro.Grace, Ignore: r.Ignore,
-		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, Watch: watch}
+		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, Watch: watch, ConnRefresh: r.ConnRefresh, ReconnectEach: r.ReconnectEach}
 }
 
 // watch starts the run's live metrics.
@@ -401,6 +448,13 @@ func (p *Pipeline) watch(r *Run, wr workload.Run, ops []string, l *runner.Live) 
 // live metrics, and writes the result on stdout with --output=json.
 func (p *Pipeline) finish(r *Run, wr workload.Run, res *result.Result, fin *measure.Final, ops []string, live *metrics.Run) error {
 	res.Figures, res.NotApplicable = wr.Final(fin)
+	if r.churning() && fin.Connect != nil {
+		op, err := result.NewOp("connect", fin.Connect)
+		if err != nil {
+			return err
+		}
+		res.Connections = &result.Connections{Refreshes: fin.Refreshes, Connect: op, Idle: r.IdleConns}
+	}
 	for _, l := range res.EventLines() { // after the workload's own lines
 		fmt.Fprintln(p.notice, l)
 	}

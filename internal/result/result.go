@@ -76,6 +76,18 @@ type Result struct {
 	// after them.
 	Events  []Event  `json:"events,omitempty"`
 	Windows []Window `json:"windows,omitempty"`
+	// Connections are the run's connects when it made connections anew on
+	// purpose (--conn-refresh, --reconnect=event) or held idle ones.
+	Connections *Connections `json:"connections,omitempty"`
+}
+
+// Connections are what a run did with its connections beyond the events:
+// connections closed to open new ones (not faults: those are the totals'
+// reconnects), every connect's latency, and the idle connections it held.
+type Connections struct {
+	Refreshes int64 `json:"refreshes"`
+	Connect   Op    `json:"connect"` // each connect of the main threads, in the measured window
+	Idle      int   `json:"idle,omitempty"`
 }
 
 // Event is an operation run during a run: when, for how long, how it

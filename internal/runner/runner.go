@@ -67,6 +67,13 @@ type Config struct {
 	// Clock, if set, times the named statements of the main threads over
 	// the measured window (Final.Statements).
 	Clock *worker.Clock
+	// ConnRefresh, when set, has each main thread close its connection and
+	// open another that often, between events (--conn-refresh); with
+	// ReconnectEach, after every event (--reconnect=event). Not faults:
+	// counted apart from reconnects (Final.Refreshes), and every connect of
+	// the main threads is timed (Final.Connect).
+	ConnRefresh   time.Duration
+	ReconnectEach bool
 	// Extra threads run beside Threads (CH-benCHmark's analytical streams),
 	// with IDs from Threads up, on ExtraConn when it is set: not paced by
 	// Rate, not counted by Events, stopped when the others end.
@@ -190,7 +197,7 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 
 // newRun makes the run's threads, their statistics and the --rate queue.
 func newRun(cfg Config, cn Connector, newWorker Factory, reg *hist.Registry) *run {
-	r := &run{cfg: cfg, cn: cn, newWorker: newWorker, reg: reg}
+	r := &run{cfg: cfg, cn: cn, newWorker: newWorker, reg: reg, connects: hist.NewRegistry([]string{"connect"}, 4)}
 	all := cfg.Threads + max(cfg.Extra, 0)
 	r.threads = make([]*worker.Thread, all)
 	r.stats = make([]threadStats, all)
@@ -295,7 +302,8 @@ func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live 
 		select {
 		case <-c.warm:
 			r.resetExtremes()
-			hist.Reset(r.reg, r.cfg.Clock.Registry())
+			hist.Reset(r.reg, r.cfg.Clock.Registry(), r.connects)
+			r.refreshBase = r.refreshes.Load()
 			live.setBase(r.base)
 			last = r.base
 			r.measuredStart = time.Now()
@@ -413,6 +421,9 @@ type run struct {
 	base          measure.Totals // counters at the last checkpoint
 	errs          errTally
 	lost          []*errKey // per thread: what lost its connection, until it is made again
+	refreshes     atomic.Int64
+	refreshBase   int64          // refreshes at the measured start, read by the reporter only
+	connects      *hist.Registry // the main threads' connects: one operation
 }
 
 // interval is the report of the interval from lastAt (counters last) to
@@ -466,6 +477,8 @@ func (r *run) final(interrupted bool, end time.Time, checkpoint bool) *measure.F
 	} else {
 		f.Hists = r.reg.Total()
 		f.Statements = r.cfg.Clock.Totals()
+		f.Connect = r.connects.Total()[0]
+		f.Refreshes = r.refreshes.Load() - r.refreshBase
 	}
 	f.Counts = now.Sub(r.base)
 	f.ErrorCodes = r.errs.counts(checkpoint)
@@ -552,29 +565,44 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 		}
 	}()
 	cn := r.cn
-	if t.ID >= r.cfg.Threads && r.cfg.ExtraConn != nil {
+	main := t.ID < r.cfg.Threads
+	if !main && r.cfg.ExtraConn != nil {
 		cn = r.cfg.ExtraConn
 	}
+	refreshed := false // the connection was closed on purpose (--conn-refresh), not lost
 	for !r.stopped() {
+		t0 := time.Now()
 		err := cn.Raw(ctx, func(dc driver.Conn) error {
+			if main {
+				r.connects.Record(0, t.ID, time.Since(t0).Microseconds())
+			}
 			w, err := r.newWorker(dc, t)
 			if err != nil {
 				return err
 			}
 			last = w
-			if !first {
+			if !first && !refreshed {
 				t.Add(measure.Reconnects, 1)
 				if k := r.lost[t.ID]; k != nil {
 					r.errs.addKey(*k)
 					r.lost[t.ID] = nil
 				}
 			}
-			first = false
+			first, refreshed = false, false
 			backoff = 10 * time.Millisecond
 			err = r.loop(t, w)
 			w.Close()
+			if errors.Is(err, errRefresh) {
+				// Its connection is dropped, and the next one new.
+				refreshed = true
+				r.refreshes.Add(1)
+				return driver.ErrBadConn
+			}
 			return err
 		})
+		if refreshed && !r.stopped() {
+			continue
+		}
 		if err == nil || r.stopped() {
 			return nil
 		}
@@ -595,11 +623,19 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 	return nil
 }
 
+// errRefresh ends a connection's loop for a new connection: the thread's
+// --conn-refresh time is up, or --reconnect=event.
+var errRefresh = errors.New("the connection is to be made anew")
+
 // loop runs events until the run stops. A lost connection returns
 // driver.ErrBadConn, which tells Raw's caller to drop the connection and
 // make another.
 func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 	main := t.ID < r.cfg.Threads
+	var refreshAt time.Time
+	if main && r.cfg.ConnRefresh > 0 {
+		refreshAt = time.Now().Add(r.cfg.ConnRefresh)
+	}
 	for {
 		if r.stopped() {
 			return nil
@@ -688,6 +724,9 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 		}
 		if lat > st.maxUs.Load() {
 			st.maxUs.Store(lat)
+		}
+		if main && (r.cfg.ReconnectEach || !refreshAt.IsZero() && end.After(refreshAt)) {
+			return errRefresh
 		}
 	}
 }

@@ -562,3 +562,39 @@ func (w *stmtWorker) Event() (int, error) {
 }
 func (w *stmtWorker) Rollback() error { return nil }
 func (w *stmtWorker) Close() error    { return w.st.Session().Close() }
+
+// TestConnRefresh: --reconnect=event makes a thread's connection anew after
+// every event, and --conn-refresh after its time; neither counts as a
+// reconnect (a fault's), and every connect is timed.
+func TestConnRefresh(t *testing.T) {
+	var rolled, closed atomic.Int64
+	var connects atomic.Int64
+	cn := &countingConn{n: &connects}
+	f, err := Run(context.Background(), Config{Threads: 2, Events: 500, ReconnectEach: true}, cn, factory(func(*worker.Thread) error { return nil }, &rolled, &closed),
+		hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Refreshes < 498 || f.Refreshes > 500 || f.Counts[measure.Reconnects] != 0 || f.Connect.TotalCount() != connects.Load() || connects.Load() < 500 {
+		t.Errorf("refreshes %d, reconnects %d, connects %d timed of %d", f.Refreshes, f.Counts[measure.Reconnects], f.Connect.TotalCount(), connects.Load())
+	}
+	connects.Store(0)
+	slow := func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }
+	f, err = Run(context.Background(), Config{Threads: 2, Duration: 300 * time.Millisecond, ConnRefresh: 50 * time.Millisecond}, cn, factory(slow, &rolled, &closed),
+		hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Refreshes < 2*4 || f.Refreshes > 2*6 || f.Counts[measure.Reconnects] != 0 {
+		t.Errorf("--conn-refresh of 50 ms over 300 ms at 2 threads: %d refreshes, %d reconnects", f.Refreshes, f.Counts[measure.Reconnects])
+	}
+}
+
+// countingConn is a dry connector that counts its connects, and drops a
+// connection its caller says is bad, as database/sql does.
+type countingConn struct{ n *atomic.Int64 }
+
+func (c *countingConn) Raw(ctx context.Context, f func(dc driver.Conn) error) error {
+	c.n.Add(1)
+	return conn.DryConnector{}.Raw(ctx, f)
+}

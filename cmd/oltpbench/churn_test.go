@@ -1,0 +1,107 @@
+package main
+
+import (
+	"math"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+// TestConnectionChurn (issue 34's acceptance, scaled to 10 s): with
+// --conn-refresh=1s each thread makes its connection anew about once a
+// second, counted apart from fault reconnects and equal to the server's own
+// count of connections; --reconnect=event makes one per event; every
+// connect is timed; --idle-conns holds connections the server lists.
+func TestConnectionChurn(t *testing.T) {
+	needServer(t)
+	db := "churn"
+	freshDB(t, db)
+	size := []string{"--tables=1", "--table-size=1000"}
+	mustOK(t, sb(t, db, append([]string{"oltp_common", "prepare"}, size...)...), "prepare")
+	run := func(args ...string) *result.Result {
+		t.Helper()
+		f := filepath.Join(t.TempDir(), "r.json")
+		mustOK(t, sb(t, db, append(append([]string{"oltp_point_select", "--threads=2", "--result-file=" + f, "run"}, size...), args...)...), strings.Join(args, " "))
+		r, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	serverConnects := func(r *result.Result) float64 { return r.Evidence.Counters["Connections"] }
+
+	r := run("--time=10", "--conn-refresh=1s")
+	c := r.Connections
+	if c == nil || c.Refreshes < 2*8 || c.Refreshes > 2*10 || r.Totals["reconnects"] != 0 {
+		t.Fatalf("--conn-refresh=1s over 10 s at 2 threads: %+v, reconnects %d", c, r.Totals["reconnects"])
+	}
+	// The window's ends may fall between a thread's close and its connect.
+	if d := math.Abs(serverConnects(r) - float64(c.Refreshes)); d > 2 {
+		t.Errorf("%d refreshes, the server counted %v connections", c.Refreshes, serverConnects(r))
+	}
+	if c.Connect.Count < c.Refreshes || c.Connect.MeanMs <= 0 {
+		t.Errorf("connects timed: %+v", c.Connect)
+	}
+
+	r = run("--time=2", "--reconnect=event")
+	// A thousand connects a second: the server's counters are read a few
+	// of them off the window's ends.
+	if r.Connections == nil {
+		t.Fatal("--reconnect=event: no connections in the result")
+	}
+	if c, ev := r.Connections, r.Totals["events"]; math.Abs(float64(c.Refreshes-ev)) > 2 || ev < 100 ||
+		math.Abs(serverConnects(r)-float64(ev)) > 0.01*float64(ev)+4 || r.Totals["reconnects"] != 0 {
+		t.Errorf("--reconnect=event: %d refreshes for %d events, the server counted %v", c.Refreshes, ev, serverConnects(r))
+	}
+
+	// Without them the result has no connections part, and no refresh.
+	if r := run("--time=1"); r.Connections != nil {
+		t.Errorf("connections recorded without churn: %+v", r.Connections)
+	}
+
+	// --idle-conns: the server lists them beside the threads' own.
+	most := func(args ...string) int {
+		cmd, so, se := startBackground(t, append(append(append([]string{"sysbench", "oltp_point_select", "--threads=2", "--time=3", "run"}, size...), connArgs(db)...), args...)...)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		n := 0
+		for {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("%v: %s %s", err, so, se)
+				}
+				return n
+			case <-tick.C:
+				var k int
+				if err := openDB(t, "").QueryRow("SELECT COUNT(*) FROM information_schema.processlist WHERE db = ?", db).Scan(&k); err == nil {
+					n = max(n, k)
+				}
+			}
+		}
+	}
+	without, with := most(), most("--idle-conns=5")
+	if with-without < 5 {
+		t.Errorf("processlist: %d connections with --idle-conns=5, %d without", with, without)
+	}
+	f := filepath.Join(t.TempDir(), "idle.json")
+	mustOK(t, sb(t, db, append([]string{"oltp_point_select", "--threads=2", "--time=1", "--idle-conns=5", "--result-file=" + f, "run"}, size...)...), "idle")
+	if r, err := result.Read(f); err != nil || r.Connections == nil || r.Connections.Idle != 5 {
+		t.Errorf("idle connections not recorded: %+v %v", r.Connections, err)
+	}
+	if show := inProcess("report", "show", f).stdout; !regexp.MustCompile(`(?m)^connections: 0 made anew on purpose \(not faults\), 2 connects timed: mean [\d.]+ ms, p95 [\d.]+, p99 [\d.]+; 5 idle held$`).MatchString(show) {
+		t.Errorf("report show:\n%s", show)
+	}
+	for _, bad := range [][2]string{{"--reconnect=always", "invalid --reconnect=always: event"}, {"--idle-conns=-1", "invalid --idle-conns=-1: 0 or more"}} {
+		res := sb(t, db, append([]string{"oltp_point_select", "--time=1", bad[0], "run"}, size...)...)
+		if res.code == 0 || !strings.Contains(res.stderr, bad[1]) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d %q", bad[0], res.code, res.stderr)
+		}
+	}
+}
