@@ -152,7 +152,7 @@ func (s *suite) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	}
 	fs.Int64Var(&ro.Events, "events", 0, "limit for total number of events (0: none)")
 	ro.TimeVar(fs, "time", 10*time.Second, "limit for total execution time in seconds, or a duration like 5m (0: none)")
-	fs.Float64Var(&ro.Rate, "rate", 0, "average transactions rate; 0 for unlimited (open loop: latency from the scheduled start)")
+	ro.RateVar(fs, "rate", "average transactions rate; 0 for unlimited (open loop: latency from the scheduled start); or a schedule: 500@60s,1000@60s, 100-2000@2m (a ramp)")
 	workload.SecondsVar(fs, &ro.ReportInterval, "report-interval", 0, "report intermediate statistics every N seconds (0: off)")
 	options.AddList(fs, &s.checkpoints, "report-checkpoints", nil, "dump full statistics and reset counters at these times (seconds)")
 	ro.WarmupVar(fs, "warmup-time", 0, "run this many seconds before measuring")

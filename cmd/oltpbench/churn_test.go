@@ -105,3 +105,39 @@ func TestConnectionChurn(t *testing.T) {
 		}
 	}
 }
+
+// TestRateSchedule (issue 34's acceptance): a --rate schedule of three
+// segments gives three windows whose throughput follows the schedule within
+// 5% (2,000 to 12,000 events each: Poisson arrivals, within 2% at one
+// standard deviation), a ramp's its mean; latency stays open-loop; a bad
+// schedule is one line.
+func TestRateSchedule(t *testing.T) {
+	needServer(t)
+	db := "rate_schedule"
+	freshDB(t, db)
+	size := []string{"--tables=1", "--table-size=1000"}
+	mustOK(t, sb(t, db, append([]string{"oltp_point_select", "prepare"}, size...)...), "prepare")
+	f := filepath.Join(t.TempDir(), "r.json")
+	r := sb(t, db, append([]string{"oltp_point_select", "--threads=8", "--time=12", "--rate=1000@4s,3000@4s,1000-2000@4s", "--result-file=" + f, "run"}, size...)...)
+	mustOK(t, r, "run")
+	res, err := result.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"rate 1000/s": 1000, "rate 3000/s": 3000, "rate 1000-2000/s": 1500}
+	if len(res.Windows) != 3 {
+		t.Fatalf("windows %+v", res.Windows)
+	}
+	for _, w := range res.Windows {
+		if rate, ok := want[w.Name]; !ok || math.Abs(w.PerS-rate) > 0.05*rate || math.Abs(w.Seconds-4) > 0.1 {
+			t.Errorf("window %s: %.1f events/s over %.1f s, want %v", w.Name, w.PerS, w.Seconds, rate)
+		}
+	}
+	if !strings.Contains(r.stdout, "Windows:\n    window ") || strings.Contains(r.stdout, "[ 1s ]") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	bad := sb(t, db, append([]string{"oltp_point_select", "--time=1", "--rate=1000@soon", "run"}, size...)...)
+	if bad.code == 0 || strings.Count(strings.TrimSpace(bad.stderr), "\n") != 0 || !strings.Contains(bad.stderr, "soon") {
+		t.Errorf("a bad schedule: exit %d %q", bad.code, bad.stderr)
+	}
+}

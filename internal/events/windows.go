@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // Window names.
@@ -39,6 +41,7 @@ type Point struct {
 // per window it keeps the events, a latency histogram and the errors.
 type Tracker struct {
 	x      *Exec
+	assign func(a, b float64) string // the window of an interval
 	ops    []string
 	wins   []*window
 	series []Point
@@ -62,7 +65,35 @@ type window struct {
 // NewTracker tracks the windows of x's events; ops name the run's
 // operations (for the errors).
 func NewTracker(x *Exec, ops []string) *Tracker {
-	return &Tracker{x: x, ops: ops, errs: map[errKey]int64{}}
+	t := &Tracker{x: x, ops: ops, errs: map[errKey]int64{}}
+	t.assign = t.windowOf
+	return t
+}
+
+// NewPhases tracks the windows of a load schedule's segments (--rate=
+// 500@60s,1000@60s), named by their levels ("rate 500/s", "rate
+// 100-2000/s"), from the measured start: an interval is its midpoint's.
+func NewPhases(unit string, segs []workload.Segment, ops []string) *Tracker {
+	t := &Tracker{ops: ops, errs: map[errKey]int64{}}
+	t.assign = func(a, b float64) string {
+		mid, at := (a+b)/2, 0.0
+		for i, s := range segs {
+			at += s.Dur.Seconds()
+			if mid < at || i == len(segs)-1 {
+				return PhaseName(unit, s)
+			}
+		}
+		return After
+	}
+	return t
+}
+
+// PhaseName names a schedule's segment's window: "rate 500/s".
+func PhaseName(unit string, s workload.Segment) string {
+	if s.From == s.To {
+		return fmt.Sprintf("%s %g/s", unit, s.From)
+	}
+	return fmt.Sprintf("%s %g-%g/s", unit, s.From, s.To)
 }
 
 // Interval takes an interval that ends at end (since the measured start)
@@ -70,7 +101,7 @@ func NewTracker(x *Exec, ops []string) *Tracker {
 // headline operation's) and the run's errors since the measured start.
 func (t *Tracker) Interval(end, length time.Duration, events int64, h *hdr.Histogram, errs []measure.ErrorCount) {
 	a, b := (end - length).Seconds(), end.Seconds()
-	name := t.windowOf(a, b)
+	name := t.assign(a, b)
 	w := t.window(name)
 	w.from, w.to = math.Min(w.from, a), math.Max(w.to, b)
 	w.events += events
@@ -131,6 +162,9 @@ func (t *Tracker) Series() []Point { return t.series }
 // Finish gives each event record its impact and returns the windows, in
 // the order the run went through them.
 func (t *Tracker) Finish(recs []result.Event) []result.Window {
+	if t == nil {
+		return nil
+	}
 	before := BeforeRate(t.series)
 	for i := range recs {
 		recs[i].Impact = ImpactOf(t.series, before, recs[i])

@@ -14,12 +14,14 @@ import (
 )
 
 // eventWatch runs a run's events (--event) from its measured start, puts
-// its report intervals into windows before, during and after them, and
-// stops the run when an event with on_error = stop fails. Its methods do
-// nothing on a nil watch (a run without events).
+// its report intervals into windows before, during and after them (and
+// into the segments of a --rate schedule), and stops the run when an event
+// with on_error = stop fails. Its methods do nothing on a nil watch (a run
+// with neither).
 type eventWatch struct {
-	x         *events.Exec
-	tr        *events.Tracker
+	x         *events.Exec    // nil: no events
+	tr        *events.Tracker // the events' windows; nil: no events
+	phases    *events.Tracker // the rate schedule's windows; nil: none
 	live      *runner.Live // the run's errors so far, for the windows
 	latencyOp int          // the operation whose latency windows show
 	ctx       context.Context
@@ -43,11 +45,23 @@ func parseEvents(specs []string) ([]events.Event, error) {
 // newEventWatch prepares r's events; ctx is the run's, which a failed
 // event with on_error = stop cancels. Nil without events.
 func (p *Pipeline) newEventWatch(ctx context.Context, r *Run, ops []string, latencyOp string, live **metrics.Run) *eventWatch {
-	if len(r.Events) == 0 {
+	sched := r.Options.RateSchedule
+	if len(r.Events) == 0 && sched == nil {
 		return nil
 	}
 	w := &eventWatch{}
 	w.ctx, w.stop = context.WithCancelCause(ctx)
+	for i, op := range ops {
+		if op == latencyOp {
+			w.latencyOp = i
+		}
+	}
+	if sched != nil {
+		w.phases = events.NewPhases("rate", sched, ops)
+	}
+	if len(r.Events) == 0 {
+		return w
+	}
 	co := r.Conn
 	w.x = events.NewExec(r.Events, events.Config{
 		Open: func() (*sql.DB, func(), error) {
@@ -66,11 +80,6 @@ func (p *Pipeline) newEventWatch(ctx context.Context, r *Run, ops []string, late
 		Changed: func(name string, start, end time.Time) { (*live).Event(name, start, end) },
 	})
 	w.tr = events.NewTracker(w.x, ops)
-	for i, op := range ops {
-		if op == latencyOp {
-			w.latencyOp = i
-		}
-	}
 	return w
 }
 
@@ -84,7 +93,7 @@ func (w *eventWatch) runCtx(ctx context.Context) context.Context {
 
 // start starts the events' clock: the measured start.
 func (w *eventWatch) start() {
-	if w != nil {
+	if w != nil && w.x != nil {
 		w.x.Start(w.ctx)
 	}
 }
@@ -98,13 +107,17 @@ func (w *eventWatch) interval(iv measure.Interval) {
 	if w.live != nil {
 		errs = w.live.ErrorCodes()
 	}
-	var h = iv.Hists[min(w.latencyOp, len(iv.Hists)-1)]
-	w.tr.Interval(iv.Elapsed, iv.Length, iv.Counts.Get(measure.Events), h, errs)
+	h := iv.Hists[min(w.latencyOp, len(iv.Hists)-1)]
+	for _, tr := range []*events.Tracker{w.tr, w.phases} {
+		if tr != nil {
+			tr.Interval(iv.Elapsed, iv.Length, iv.Counts.Get(measure.Events), h, errs)
+		}
+	}
 }
 
 // end stops the events still to come or running: the measured window ended.
 func (w *eventWatch) end() {
-	if w != nil {
+	if w != nil && w.x != nil {
 		w.recs = w.x.Finish()
 	}
 }
@@ -114,10 +127,10 @@ func (w *eventWatch) finish(res *result.Result) {
 	if w == nil {
 		return
 	}
-	if w.recs == nil { // the run ended before its measured end (a failure)
+	if w.x != nil && w.recs == nil { // the run ended before its measured end (a failure)
 		w.recs = w.x.Finish()
 	}
-	res.Windows = w.tr.Finish(w.recs)
+	res.Windows = append(w.tr.Finish(w.recs), w.phases.Finish(nil)...)
 	res.Events = w.recs
 }
 

@@ -155,9 +155,12 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if r.IntervalCounters {
 		rec.counters = func() map[string]float64 { return ev.interval(ctx) }
 	}
+	if cfg.RateSchedule != nil && cfg.Duration == 0 {
+		cfg.Duration = workload.ScheduleLength(cfg.RateSchedule)
+	}
 	if evs != nil && cfg.ReportInterval == 0 {
-		// Windows are made of intervals: a run with events keeps them
-		// in its result without printing them.
+		// Windows are made of intervals: a run with events or a rate
+		// schedule keeps them in its result without printing them.
 		cfg.ReportInterval, rec.quiet = eventInterval, true
 	}
 	fin, err := runner.Run(evs.runCtx(ctx), cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), rec)
@@ -431,7 +434,8 @@ func (p *Pipeline) runnerConfig(r *Run, s *session, watch func(*runner.Live)) ru
 	ro := r.Options
 	return runner.Config{Threads: r.Threads, Duration: ro.Time, Events: ro.Events, Rate: ro.Rate, QueueLength: r.Spec.RateQueue,
 		Warmup: ro.Warmup, ReportInterval: ro.ReportInterval, Checkpoints: ro.Checkpoints, Grace: ro.Grace, Ignore: r.Ignore,
-		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, Watch: watch, ConnRefresh: r.ConnRefresh, ReconnectEach: r.ReconnectEach}
+		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, Watch: watch, ConnRefresh: r.ConnRefresh, ReconnectEach: r.ReconnectEach,
+		RateSchedule: ro.RateSchedule}
 }
 
 // watch starts the run's live metrics.

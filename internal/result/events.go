@@ -11,10 +11,13 @@ import (
 // errors (the run's report and report show alike).
 func (r *Result) EventLines() []string {
 	evs, wins := r.Events, r.Windows
-	if len(evs) == 0 {
+	if len(evs) == 0 && len(wins) == 0 {
 		return nil
 	}
-	out := []string{"Events:"}
+	out := []string{"Windows:"}
+	if len(evs) > 0 {
+		out[0] = "Events:"
+	}
 	for _, e := range evs {
 		line := fmt.Sprintf("    %s (%s, at %.1f s): %s", e.Name, e.Kind, e.At, e.Outcome)
 		if e.Outcome != "not started" {

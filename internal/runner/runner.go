@@ -42,6 +42,9 @@ type Config struct {
 	Duration time.Duration // 0: no time limit
 	Events   int64         // 0: no event limit
 	Rate     float64       // events per second across threads; 0: closed loop
+	// RateSchedule, when set, is the rate over the run from the measured
+	// start (the first level during a warm-up); Rate is its first level.
+	RateSchedule []workload.Segment
 	// QueueLength is how many scheduled events the --rate queue holds before
 	// a run that cannot keep up stops (0: DefaultQueueLength).
 	QueueLength    int
@@ -533,16 +536,23 @@ func (r *run) schedule(ctx context.Context, q chan int64) error {
 	defer tm.Stop()
 	rng := newSplitRand(uint64(r.cfg.Seed) ^ 0xabcdef)
 	next := time.Now()
+	origin := r.start.Add(r.cfg.Warmup) // the schedule's start: the measured start
 	for {
-		gap := -math.Log(1-rng.float()) / r.cfg.Rate
-		next = next.Add(time.Duration(gap * float64(time.Second)))
-		if d := time.Until(next); d > 0 {
-			tm.Reset(d)
-			select {
-			case <-tm.C:
-			case <-ctx.Done():
+		rate := r.cfg.Rate
+		if r.cfg.RateSchedule != nil {
+			rate = workload.ScheduleAt(r.cfg.RateSchedule, max(next.Sub(origin), 0))
+		}
+		if rate <= 0 { // a level of 0: no event until it rises
+			next = next.Add(10 * time.Millisecond)
+			if !r.sleepUntil(ctx, tm, next) {
 				return nil
 			}
+			continue
+		}
+		gap := -math.Log(1-rng.float()) / rate
+		next = next.Add(time.Duration(gap * float64(time.Second)))
+		if !r.sleepUntil(ctx, tm, next) {
+			return nil
 		}
 		select {
 		case q <- next.UnixNano():
@@ -551,6 +561,21 @@ func (r *run) schedule(ctx context.Context, q chan int64) error {
 		default:
 			return ErrQueueFull
 		}
+	}
+}
+
+// sleepUntil waits for the time at, reusing tm; false when ctx ended first.
+func (r *run) sleepUntil(ctx context.Context, tm *time.Timer, at time.Time) bool {
+	d := time.Until(at)
+	if d <= 0 {
+		return true
+	}
+	tm.Reset(d)
+	select {
+	case <-tm.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
