@@ -22,8 +22,8 @@ type eventWatch struct {
 	x         *events.Exec    // nil: no events
 	tr        *events.Tracker // the events' windows; nil: no events
 	phases    *events.Tracker // the rate schedule's windows; nil: none
-	live      *runner.Live // the run's errors so far, for the windows
-	latencyOp int          // the operation whose latency windows show
+	live      *runner.Live    // the run's errors so far, for the windows
+	latencyOp int             // the operation whose latency windows show
 	ctx       context.Context
 	stop      context.CancelCauseFunc
 	recs      []result.Event

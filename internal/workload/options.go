@@ -13,14 +13,14 @@ import (
 // flags (names and defaults are its own), so every command spells them the
 // same way: --time=300 and --time=5m alike.
 type RunOptions struct {
-	Time           time.Duration // 0: no limit
-	Events         int64
-	Rate           float64
+	Time   time.Duration // 0: no limit
+	Events int64
+	Rate   float64
 	// RateSchedule, when set, is the rate over the run (--rate=500@60s,...;
 	// Rate is then its first level, so that the run is paced) and RateSpec
 	// as given.
-	RateSchedule []Segment
-	RateSpec     string
+	RateSchedule   []Segment
+	RateSpec       string
 	Warmup         time.Duration
 	ReportInterval time.Duration
 	Checkpoints    []time.Duration
