@@ -243,7 +243,7 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 		return false, &workload.Message{Text: "Unrecognized command line argument: " + args[2]}
 	}
 	// sysbench checks its general options before the banner; --threads here
-	// also takes a list or a range.
+	// also takes a list, a range, or a schedule within the run (16@60s,...).
 	if th := fs.Lookup("threads"); th != nil && !threadsSpec.MatchString(th.Value.String()) {
 		return false, &workload.Message{Text: fmt.Sprintf("Invalid value for the 'threads' option: '%s'", th.Value.String())}
 	}
@@ -262,7 +262,7 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 // Help is `oltpbench sysbench --help`.
 func (s *suite) Help(w io.Writer, fs *pflag.FlagSet) { printHelp(w, fs) }
 
-var threadsSpec = regexp.MustCompile(`^\d+(,\d+)*$|^\d+-\d+$`)
+var threadsSpec = regexp.MustCompile(`^\d+(,\d+)*$|^\d+-\d+$|^(\d+(-\d+)?@[^,@]+)(,\d+(-\d+)?@[^,@]+)*$`)
 
 // FlagError words a command-line error as sysbench does: an option it does
 // not know or a test option's bad value is "invalid option: --foo=1" after

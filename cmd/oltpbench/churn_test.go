@@ -141,3 +141,35 @@ func TestRateSchedule(t *testing.T) {
 		t.Errorf("a bad schedule: exit %d %q", bad.code, bad.stderr)
 	}
 }
+
+// TestThreadSchedule (issue 34's acceptance): --threads as a schedule
+// within one run: each segment a window, the threads it adds connecting
+// when it starts (the server counts exactly them), none reconnected.
+func TestThreadSchedule(t *testing.T) {
+	needServer(t)
+	db := "thread_schedule"
+	freshDB(t, db)
+	size := []string{"--tables=1", "--table-size=1000"}
+	mustOK(t, sb(t, db, append([]string{"oltp_point_select", "prepare"}, size...)...), "prepare")
+	f := filepath.Join(t.TempDir(), "r.json")
+	mustOK(t, sb(t, db, append([]string{"oltp_point_select", "--threads=1@2s,2@2s,4@2s", "--time=6", "--result-file=" + f, "run"}, size...)...), "run")
+	r, err := result.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, w := range r.Windows {
+		names = append(names, w.Name)
+	}
+	if strings.Join(names, ",") != "threads 1,threads 2,threads 4" || r.Threads != 4 {
+		t.Fatalf("windows %v, threads %d", names, r.Threads)
+	}
+	if c := r.Evidence.Counters["Connections"]; r.Totals["reconnects"] != 0 || c != 3 {
+		t.Errorf("%v connections made in the run (want the 3 threads the schedule added), %d reconnects", c, r.Totals["reconnects"])
+	}
+	for _, p := range r.Windows {
+		if p.Events == 0 {
+			t.Errorf("window %s ran nothing", p.Name)
+		}
+	}
+}

@@ -8,6 +8,7 @@
 package cells
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -150,6 +151,16 @@ func searchRuns(lo, hi, steps int) int {
 // ParseThreads reads --threads: "16", a list "150,300,600", or with a
 // search "8-1024" (a single number n searches 1-n).
 func ParseThreads(spec string, search bool) (levels []int, lo, hi int, err error) {
+	if sched, err := ThreadSchedule(spec); sched != nil || err != nil {
+		if err != nil || search {
+			return nil, 0, 0, cmp.Or(err, fmt.Errorf("--threads=%s is a schedule: a --p95-slo search needs a range lo-hi", spec))
+		}
+		most := 0
+		for _, s := range sched {
+			most = max(most, int(s.From), int(s.To))
+		}
+		return []int{most}, 0, 0, workload.CheckThreads(most)
+	}
 	if strings.Contains(spec, "-") {
 		if !search {
 			return nil, 0, 0, fmt.Errorf("--threads=%s is a range: give --p95-slo too, or a list like 8,16,32", spec)
@@ -174,6 +185,26 @@ func ParseThreads(spec string, search bool) (levels []int, lo, hi int, err error
 		return nil, 1, levels[0], nil
 	}
 	return levels, 0, 0, nil
+}
+
+// ThreadSchedule reads a --threads schedule within one run, as --rate's
+// (16@60s,32@60s,64@60s; 8-64@5m a ramp): nil for a plain --threads. The
+// run starts the most threads it names, each running while the schedule
+// counts it (HammerDB's step run).
+func ThreadSchedule(spec string) ([]workload.Segment, error) {
+	if !strings.Contains(spec, "@") {
+		return nil, nil
+	}
+	segs, err := workload.ParseSchedule(spec)
+	if err != nil {
+		return nil, fmt.Errorf("invalid --threads=%s: %w", spec, err)
+	}
+	for _, s := range segs {
+		if s.From != math.Trunc(s.From) || s.To != math.Trunc(s.To) {
+			return nil, fmt.Errorf("invalid --threads=%s: whole numbers of threads", spec)
+		}
+	}
+	return segs, nil
 }
 
 // join is a path under dir ("" stays relative).

@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // TestParse: a spec's keys in any order, sql= or command= last taking the
@@ -204,4 +206,21 @@ func waitEnded(t *testing.T, x *Exec, n int) {
 		}
 	}
 	t.Fatalf("fewer than %d events ended in 10 s", n)
+}
+
+// TestPhases: intervals fall into the schedule's segment their midpoint is
+// in; a level met twice is two windows, named by their starts.
+func TestPhases(t *testing.T) {
+	segs := []workload.Segment{{From: 1, To: 1, Dur: 2 * time.Second}, {From: 4, To: 4, Dur: 2 * time.Second}, {From: 1, To: 1, Dur: 2 * time.Second}}
+	tr := NewPhases("threads", "", segs, []string{"op"})
+	for i := range 7 {
+		tr.Interval(time.Duration(i+1)*time.Second, time.Second, 10*int64(i+1), nil, nil)
+	}
+	var got []string
+	for _, w := range tr.Finish(nil) {
+		got = append(got, fmt.Sprintf("%s:%d", w.Name, w.Events))
+	}
+	if strings.Join(got, ",") != "threads 1 from 0s:30,threads 4:70,threads 1 from 4s:180" {
+		t.Errorf("windows %v", got)
+	}
 }

@@ -71,16 +71,30 @@ func NewTracker(x *Exec, ops []string) *Tracker {
 }
 
 // NewPhases tracks the windows of a load schedule's segments (--rate=
-// 500@60s,1000@60s), named by their levels ("rate 500/s", "rate
-// 100-2000/s"), from the measured start: an interval is its midpoint's.
-func NewPhases(unit string, segs []workload.Segment, ops []string) *Tracker {
+// 500@60s,1000@60s), named by what and their levels ("rate 500/s", "rate
+// 100-2000/s", "threads 16"), from the measured start: an interval is its
+// midpoint's.
+func NewPhases(what, unit string, segs []workload.Segment, ops []string) *Tracker {
 	t := &Tracker{ops: ops, errs: map[errKey]int64{}}
+	// A level met twice is two windows: each named by its start too.
+	names, seen := make([]string, len(segs)), map[string]int{}
+	for i, s := range segs {
+		names[i] = PhaseName(what, unit, s)
+		seen[names[i]]++
+	}
+	var at time.Duration
+	for i, s := range segs {
+		if seen[names[i]] > 1 {
+			names[i] += fmt.Sprintf(" from %gs", at.Seconds())
+		}
+		at += s.Dur
+	}
 	t.assign = func(a, b float64) string {
-		mid, at := (a+b)/2, 0.0
+		mid, end := (a+b)/2, 0.0
 		for i, s := range segs {
-			at += s.Dur.Seconds()
-			if mid < at || i == len(segs)-1 {
-				return PhaseName(unit, s)
+			end += s.Dur.Seconds()
+			if mid < end || i == len(segs)-1 {
+				return names[i]
 			}
 		}
 		return After
@@ -89,11 +103,11 @@ func NewPhases(unit string, segs []workload.Segment, ops []string) *Tracker {
 }
 
 // PhaseName names a schedule's segment's window: "rate 500/s".
-func PhaseName(unit string, s workload.Segment) string {
+func PhaseName(what, unit string, s workload.Segment) string {
 	if s.From == s.To {
-		return fmt.Sprintf("%s %g/s", unit, s.From)
+		return fmt.Sprintf("%s %g%s", what, s.From, unit)
 	}
-	return fmt.Sprintf("%s %g-%g/s", unit, s.From, s.To)
+	return fmt.Sprintf("%s %g-%g%s", what, s.From, s.To, unit)
 }
 
 // Interval takes an interval that ends at end (since the measured start)

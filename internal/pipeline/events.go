@@ -21,7 +21,7 @@ import (
 type eventWatch struct {
 	x         *events.Exec    // nil: no events
 	tr        *events.Tracker // the events' windows; nil: no events
-	phases    *events.Tracker // the rate schedule's windows; nil: none
+	phases    []*events.Tracker // the rate's and the threads' schedules' windows
 	live      *runner.Live    // the run's errors so far, for the windows
 	latencyOp int             // the operation whose latency windows show
 	ctx       context.Context
@@ -46,7 +46,7 @@ func parseEvents(specs []string) ([]events.Event, error) {
 // event with on_error = stop cancels. Nil without events.
 func (p *Pipeline) newEventWatch(ctx context.Context, r *Run, ops []string, latencyOp string, live **metrics.Run) *eventWatch {
 	sched := r.Options.RateSchedule
-	if len(r.Events) == 0 && sched == nil {
+	if len(r.Events) == 0 && sched == nil && r.ThreadSchedule == nil {
 		return nil
 	}
 	w := &eventWatch{}
@@ -57,7 +57,10 @@ func (p *Pipeline) newEventWatch(ctx context.Context, r *Run, ops []string, late
 		}
 	}
 	if sched != nil {
-		w.phases = events.NewPhases("rate", sched, ops)
+		w.phases = append(w.phases, events.NewPhases("rate", "/s", sched, ops))
+	}
+	if r.ThreadSchedule != nil {
+		w.phases = append(w.phases, events.NewPhases("threads", "", r.ThreadSchedule, ops))
 	}
 	if len(r.Events) == 0 {
 		return w
@@ -108,7 +111,7 @@ func (w *eventWatch) interval(iv measure.Interval) {
 		errs = w.live.ErrorCodes()
 	}
 	h := iv.Hists[min(w.latencyOp, len(iv.Hists)-1)]
-	for _, tr := range []*events.Tracker{w.tr, w.phases} {
+	for _, tr := range append([]*events.Tracker{w.tr}, w.phases...) {
 		if tr != nil {
 			tr.Interval(iv.Elapsed, iv.Length, iv.Counts.Get(measure.Events), h, errs)
 		}
@@ -130,7 +133,10 @@ func (w *eventWatch) finish(res *result.Result) {
 	if w.x != nil && w.recs == nil { // the run ended before its measured end (a failure)
 		w.recs = w.x.Finish()
 	}
-	res.Windows = append(w.tr.Finish(w.recs), w.phases.Finish(nil)...)
+	res.Windows = w.tr.Finish(w.recs)
+	for _, ph := range w.phases {
+		res.Windows = append(res.Windows, ph.Finish(nil)...)
+	}
 	res.Events = w.recs
 }
 

@@ -44,6 +44,9 @@ type Run struct {
 	IntervalCounters bool
 	// Events run during the run (--event).
 	Events []events.Event
+	// ThreadSchedule is a --threads schedule within the run (Threads is
+	// its most).
+	ThreadSchedule []workload.Segment
 	// Connection churn (--conn-refresh, --reconnect=event, --idle-conns).
 	ConnRefresh   time.Duration
 	ReconnectEach bool
@@ -86,6 +89,9 @@ func (p *Pipeline) Describe(co conn.Options, c *cells.Cell, threads int) (*Run, 
 		return nil, fmt.Errorf("invalid --idle-conns=%d: 0 or more", p.f.idleConns)
 	}
 	r.ConnRefresh, r.IdleConns = p.f.connRefresh, p.f.idleConns
+	if r.ThreadSchedule, err = cells.ThreadSchedule(p.f.lv.threadsSpec); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -155,8 +161,8 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if r.IntervalCounters {
 		rec.counters = func() map[string]float64 { return ev.interval(ctx) }
 	}
-	if cfg.RateSchedule != nil && cfg.Duration == 0 {
-		cfg.Duration = workload.ScheduleLength(cfg.RateSchedule)
+	if cfg.Duration == 0 && (cfg.RateSchedule != nil || cfg.ThreadSchedule != nil) {
+		cfg.Duration = max(workload.ScheduleLength(cfg.RateSchedule), workload.ScheduleLength(cfg.ThreadSchedule))
 	}
 	if evs != nil && cfg.ReportInterval == 0 {
 		// Windows are made of intervals: a run with events or a rate
@@ -435,7 +441,7 @@ func (p *Pipeline) runnerConfig(r *Run, s *session, watch func(*runner.Live)) ru
 	return runner.Config{Threads: r.Threads, Duration: ro.Time, Events: ro.Events, Rate: ro.Rate, QueueLength: r.Spec.RateQueue,
 		Warmup: ro.Warmup, ReportInterval: ro.ReportInterval, Checkpoints: ro.Checkpoints, Grace: ro.Grace, Ignore: r.Ignore,
 		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, Watch: watch, ConnRefresh: r.ConnRefresh, ReconnectEach: r.ReconnectEach,
-		RateSchedule: ro.RateSchedule}
+		RateSchedule: ro.RateSchedule, ThreadSchedule: r.ThreadSchedule}
 }
 
 // watch starts the run's live metrics.

@@ -45,6 +45,11 @@ type Config struct {
 	// RateSchedule, when set, is the rate over the run from the measured
 	// start (the first level during a warm-up); Rate is its first level.
 	RateSchedule []workload.Segment
+	// ThreadSchedule, when set, is how many of the main threads run over
+	// the run from the measured start (the first level during a warm-up):
+	// a thread starts (connects) when the level first counts it, and parks
+	// between events, its connection kept, while the level is below it.
+	ThreadSchedule []workload.Segment
 	// QueueLength is how many scheduled events the --rate queue holds before
 	// a run that cannot keep up stops (0: DefaultQueueLength).
 	QueueLength    int
@@ -564,6 +569,32 @@ func (r *run) schedule(ctx context.Context, q chan int64) error {
 	}
 }
 
+// level is how many main threads the thread schedule counts now.
+func (r *run) level() int {
+	return int(math.Round(workload.ScheduleAt(r.cfg.ThreadSchedule, max(time.Since(r.start)-r.cfg.Warmup, 0))))
+}
+
+// await holds a main thread the thread schedule does not count now until it
+// does; false when the run stopped first. Parked threads look again every
+// 10 ms: a schedule's levels last seconds.
+func (r *run) await(t *worker.Thread) bool {
+	if r.cfg.ThreadSchedule == nil || t.ID >= r.cfg.Threads || t.ID < r.level() {
+		return true
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.stopCh:
+			return false
+		case <-tick.C:
+			if t.ID < r.level() {
+				return true
+			}
+		}
+	}
+}
+
 // sleepUntil waits for the time at, reusing tm; false when ctx ended first.
 func (r *run) sleepUntil(ctx context.Context, tm *time.Timer, at time.Time) bool {
 	d := time.Until(at)
@@ -595,6 +626,9 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 		cn = r.cfg.ExtraConn
 	}
 	refreshed := false // the connection was closed on purpose (--conn-refresh), not lost
+	if !r.await(t) {
+		return nil
+	}
 	for !r.stopped() {
 		t0 := time.Now()
 		err := cn.Raw(ctx, func(dc driver.Conn) error {
@@ -662,7 +696,7 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 		refreshAt = time.Now().Add(r.cfg.ConnRefresh)
 	}
 	for {
-		if r.stopped() {
+		if r.stopped() || !r.await(t) {
 			return nil
 		}
 		var scheduled time.Time

@@ -598,3 +598,35 @@ func (c *countingConn) Raw(ctx context.Context, f func(dc driver.Conn) error) er
 	c.n.Add(1)
 	return conn.DryConnector{}.Raw(ctx, f)
 }
+
+// TestThreadSchedule: a thread the schedule does not count yet has not
+// connected; each connects once when first counted, parks (its connection
+// kept) when the level falls below it, and none reconnects.
+func TestThreadSchedule(t *testing.T) {
+	var rolled, closed, connects atomic.Int64
+	var firstEvent [4]atomic.Int64 // unix ns of each thread's first event
+	ev := func(th *worker.Thread) error {
+		firstEvent[th.ID].CompareAndSwap(0, time.Now().UnixNano())
+		time.Sleep(time.Millisecond)
+		return nil
+	}
+	start := time.Now()
+	f, err := Run(context.Background(), Config{Threads: 4, Duration: 600 * time.Millisecond,
+		ThreadSchedule: []workload.Segment{{From: 1, To: 1, Dur: 200 * time.Millisecond}, {From: 4, To: 4, Dur: 200 * time.Millisecond}, {From: 2, To: 2, Dur: 200 * time.Millisecond}}},
+		&countingConn{n: &connects}, factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if connects.Load() != 4 || f.Counts[measure.Reconnects] != 0 {
+		t.Errorf("%d connects, %d reconnects: want each thread's one", connects.Load(), f.Counts[measure.Reconnects])
+	}
+	for id := 1; id < 4; id++ {
+		if at := time.Duration(firstEvent[id].Load() - start.UnixNano()); at < 190*time.Millisecond {
+			t.Errorf("thread %d ran at %v, before the schedule counted it (200 ms)", id, at)
+		}
+	}
+	// Threads 2 and 3 ran only in the middle third; 0 and 1 in two or three.
+	if p := f.PerThread; p[3].Events >= p[0].Events || p[2].Events >= p[1].Events {
+		t.Errorf("events per thread %+v", p)
+	}
+}
