@@ -19,11 +19,11 @@ import (
 // with on_error = stop fails. Its methods do nothing on a nil watch (a run
 // with neither).
 type eventWatch struct {
-	x         *events.Exec    // nil: no events
-	tr        *events.Tracker // the events' windows; nil: no events
+	x         *events.Exec      // nil: no events
+	tr        *events.Tracker   // the events' windows; nil: no events
 	phases    []*events.Tracker // the rate's and the threads' schedules' windows
-	live      *runner.Live    // the run's errors so far, for the windows
-	latencyOp int             // the operation whose latency windows show
+	live      *runner.Live      // the run's errors so far, for the windows
+	latencyOp int               // the operation whose latency windows show
 	ctx       context.Context
 	stop      context.CancelCauseFunc
 	recs      []result.Event
