@@ -37,7 +37,7 @@ func init() {
 		Retry:       RetryErrors,
 		RetryHelp: "errors on which a transaction is rolled back and redone with the same inputs, or all; the default is " +
 			"deadlock (1213), lock wait timeout (1205), TiDB's write conflicts (9007, 8002, 8022) and schema change (8028)",
-		CSVFlags: []string{"warehouses", "partitions", "schema", "foreign-keys", "props"},
+		CSVFlags: []string{"warehouses", "partitions", "partition-type", "clustered", "schema", "foreign-keys", "props"},
 		Outputs:  []string{OutputBenchmarkSQL},
 		// A run on more warehouses than the dataset has reads none.
 		RangeKeys: []string{"warehouses"},
@@ -70,6 +70,9 @@ type workloadTPCC struct {
 	seed       uint64
 	warehouses int64
 	partitions int
+	partType   string
+	clustered  bool
+	active     int64 // --active-warehouses: the run's; 0: all
 	wait       bool
 	weights    string
 	checks     string
@@ -94,7 +97,10 @@ func (w *workloadTPCC) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	ro.TimeVar(fs, "time", 60*time.Second, "measured run time: seconds, or a duration like 10m")
 	ro.WarmupVar(fs, "ramp", 0, "warm-up before measuring, excluded from results (seconds or a duration)")
 	workload.SecondsVar(fs, &ro.ReportInterval, "report-interval", 10*time.Second, "interval of the per-type lines (0: none)")
-	fs.IntVar(&w.partitions, "partitions", 0, "hash-partition the warehouse-keyed tables by warehouse into N partitions")
+	fs.IntVar(&w.partitions, "partitions", 0, "partition the warehouse-keyed tables by warehouse into N partitions (--partition-type)")
+	fs.StringVar(&w.partType, "partition-type", PartitionHash, "with --partitions: hash, range (contiguous groups of warehouses) or list (the same groups as lists, as TiDB Cloud's reports)")
+	options.AddBool(fs, &w.clustered, "clustered", true, "TiDB: clustered primary keys (off: NONCLUSTERED, a hidden row id); MySQL and MariaDB's are clustered whatever it says")
+	fs.Int64Var(&w.active, "active-warehouses", 0, "run: run on the first N of the loaded warehouses (grow the load without reloading; 0: all)")
 	options.AddBool(fs, &w.wait, "wait", false, "keying and think times, 10 terminals per warehouse (the spec's mode)")
 	fs.StringVar(&w.weights, "weights", "45,43,4,4,4", "deck of new_order,payment,order_status,delivery,stock_level")
 	fs.StringVar(&w.checks, "checks", "", "check: conditions to run, e.g. 1-4,12 or all (default: all but 11)")
@@ -125,8 +131,14 @@ func (w *workloadTPCC) Setup(s *workload.Setup) error {
 	if w.fks && w.partitions > 0 {
 		return fmt.Errorf("--foreign-keys=on cannot go with --partitions: MySQL and MariaDB have no foreign keys on partitioned tables")
 	}
+	if err := w.layout().CheckPartitions(); err != nil {
+		return err
+	}
+	if w.active < 0 || w.active > w.warehouses {
+		return fmt.Errorf("invalid --active-warehouses=%d: 1 to --warehouses (%d), or 0 for all", w.active, w.warehouses)
+	}
 	if w.wait && !s.ThreadsSet {
-		s.Threads = int(10 * w.warehouses)
+		s.Threads = int(10 * w.runWarehouses())
 	}
 	switch s.Command {
 	case "run":
@@ -169,10 +181,33 @@ func (w *workloadTPCC) Dataset() dataset.Dataset {
 	for _, t := range TableNames {
 		names[t] = w.schema.Table(t)
 	}
-	return dataset.Dataset{Workload: "tpcc", Tables: Tables(w.schema, w.warehouses, w.seed, w.partitions, w.fks), Names: names, Meta: map[string]string{
+	meta := map[string]string{
 		"warehouses": strconv.FormatInt(w.warehouses, 10), "partitions": strconv.Itoa(w.partitions), "schema": w.schema.Name,
 		"c_last_load": strconv.FormatInt(c.Last, 10), "c_last_run": strconv.FormatInt(c.LastRun, 10),
-		"c_id": strconv.FormatInt(c.ID, 10), "ol_i_id": strconv.FormatInt(c.Item, 10)}}
+		"c_id": strconv.FormatInt(c.ID, 10), "ol_i_id": strconv.FormatInt(c.Item, 10)}
+	// Only what differs from the first layout, so that datasets recorded
+	// before these options still match.
+	if l := w.layout(); l.Partitions > 0 && l.PartitionType != PartitionHash {
+		meta["partition_type"] = l.PartitionType
+	}
+	if !w.clustered {
+		meta["clustered"] = "off"
+	}
+	return dataset.Dataset{Workload: "tpcc", Tables: Tables(w.schema, w.warehouses, w.seed, w.layout()), Names: names, Meta: meta}
+}
+
+// runWarehouses are the warehouses a run draws from: the first
+// --active-warehouses of the dataset's, or all of them.
+func (w *workloadTPCC) runWarehouses() int64 {
+	if w.active > 0 {
+		return w.active
+	}
+	return w.warehouses
+}
+
+// layout is the tables' layout the options ask for.
+func (w *workloadTPCC) layout() Layout {
+	return Layout{Warehouses: w.warehouses, Partitions: w.partitions, PartitionType: w.partType, Nonclustered: !w.clustered, ForeignKeys: w.fks}
 }
 
 func (w *workloadTPCC) Sizes() map[string]string {
@@ -272,7 +307,7 @@ func (w *workloadTPCC) NewRun(c workload.RunConfig) (workload.Run, error) {
 		// The run's C_LAST constant must differ from the load's by the delta rule.
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
-	cfg := Config{Warehouses: w.warehouses, Threads: c.Threads, Seed: seed, RunSeed: c.Seed, Weights: w.deck, Wait: w.wait,
+	cfg := Config{Warehouses: w.runWarehouses(), Threads: c.Threads, Seed: seed, RunSeed: c.Seed, Weights: w.deck, Wait: w.wait,
 		StockPerLine: w.stockUpd == StockUpdatePerLine, Schema: w.schema, TxPerTerminal: w.txns, RandomHome: w.home == "random"}
 	if w.loadC != nil {
 		// The dataset's own constants; the run's C_LAST by the delta rule.
@@ -340,7 +375,7 @@ func (r *tpccRun) Interval(iv measure.Interval) { r.rep.Interval(iv) }
 func (r *tpccRun) Checkpoint(f measure.Final)   { r.rep.Checkpoint(f) }
 
 func (r *tpccRun) Final(f *measure.Final) (map[string]float64, map[string]string) {
-	s := r.rep.Final(f, r.w.warehouses)
+	s := r.rep.Final(f, r.w.runWarehouses())
 	if r.bmsql {
 		// The lines BenchmarkSQL's users grep. Unlike BenchmarkSQL, a
 		// New-Order that failed (and was redone) is counted once.

@@ -16,7 +16,7 @@ import (
 // allocations per row must stay at zero (run with -benchmem).
 func benchTable(b *testing.B, name string) {
 	var tab dataset.Table
-	for _, t := range Tables(SchemaTPCC, 1, 1, 0, false) {
+	for _, t := range Tables(SchemaTPCC, 1, 1, Layout{}) {
 		if t.Name == name {
 			tab = t
 		}

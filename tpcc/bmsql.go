@@ -24,10 +24,10 @@ var SchemaBenchmarkSQL = &Schema{
 // ConfigTable is BenchmarkSQL's table of the load's settings.
 const ConfigTable = "bmsql_config"
 
-func bmsqlDDL(partitions int, foreignKeys bool) map[string]string {
-	part := partitionClause(partitions)
+func bmsqlDDL(l Layout) map[string]string {
+	part, clustered := l.partition, l.clustered()
 	fk := func(name, cols, ref string) string {
-		if !foreignKeys {
+		if !l.ForeignKeys {
 			return ""
 		}
 		return ",\n  CONSTRAINT " + name + " FOREIGN KEY (" + cols + ") REFERENCES " + ref
@@ -53,7 +53,7 @@ func bmsqlDDL(partitions int, foreignKeys bool) map[string]string {
 		"history": `CREATE TABLE bmsql_history (
   hist_id INTEGER NOT NULL AUTO_INCREMENT, h_c_id INTEGER, h_c_d_id INTEGER, h_c_w_id INTEGER, h_d_id INTEGER, h_w_id INTEGER,
   h_date TIMESTAMP NULL, h_amount DECIMAL(6,2), h_data VARCHAR(24),
-  PRIMARY KEY (hist_id` + historyPKExtra(partitions) + `),
+  PRIMARY KEY (hist_id` + historyPKExtra(l.Partitions) + `),
   KEY bmsql_history_idx_c (h_c_w_id, h_c_d_id, h_c_id)` +
 			fk("h_customer_fkey", "h_c_w_id, h_c_d_id, h_c_id", "bmsql_customer (c_w_id, c_d_id, c_id)") +
 			fk("h_district_fkey", "h_w_id, h_d_id", "bmsql_district (d_w_id, d_id)") + `)` + part("h_w_id"),

@@ -12,8 +12,9 @@ import (
 //
 // s names the tables and writes their DDL; the rows are drawn the same way
 // in every layout (columns are named, so their order does not matter).
-func Tables(s *Schema, w int64, seed uint64, partitions int, foreignKeys bool) []dataset.Table {
-	d := s.ddl(partitions, foreignKeys)
+func Tables(s *Schema, w int64, seed uint64, l Layout) []dataset.Table {
+	l.Warehouses = w
+	d := s.ddl(l)
 	c := Constants(seed)
 	perWare := func(name string, cols []string, key string, rowsPerWare int64, gen func(r *random.Rand, first, n int64, wr dataset.RowWriter) error) dataset.Table {
 		return dataset.Table{Name: name, DDL: d[name], Columns: cols, Rows: rowsPerWare * w, ChunkRows: rowsPerWare,

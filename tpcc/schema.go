@@ -13,7 +13,7 @@ import (
 type Schema struct {
 	Name   string
 	names  map[string]string // spec name -> table name; nil: the spec's
-	ddl    func(partitions int, foreignKeys bool) map[string]string
+	ddl    func(l Layout) map[string]string
 	config bool // a bmsql_config table with the load's constants
 }
 
@@ -67,26 +67,92 @@ func (s *Schema) SQL(q string) string {
 	return tableWord.ReplaceAllStringFunc(q, s.Table)
 }
 
-// partitionClause hashes a warehouse-keyed table by its warehouse column.
-func partitionClause(partitions int) func(col string) string {
-	return func(col string) string {
-		if partitions <= 0 {
-			return ""
-		}
-		return fmt.Sprintf(" PARTITION BY HASH(%s) PARTITIONS %d", col, partitions)
-	}
+// Partition types (--partition-type), go-tpc's kinds of warehouse
+// partitioning: by hash, by range of warehouses, or by lists of them (the
+// same contiguous groups, as TiDB Cloud's TPC-C reports run them).
+const (
+	PartitionHash  = "hash"
+	PartitionRange = "range"
+	PartitionList  = "list"
+)
+
+// Layout is how a dataset's tables are laid out beyond their names: their
+// partitioning by warehouse, clustered primary keys on TiDB, foreign keys.
+type Layout struct {
+	Warehouses    int64
+	Partitions    int    // 0: none
+	PartitionType string // hash (""), range or list
+	Nonclustered  bool   // TiDB: primary keys NONCLUSTERED (--clustered=off)
+	ForeignKeys   bool
 }
 
-// clustered marks a primary key clustered on TiDB; MySQL and MariaDB read it as a comment.
-const clustered = " /*T![clustered_index] CLUSTERED */"
+// partition partitions a warehouse-keyed table by its warehouse column col.
+// Range and list partitions hold contiguous groups of warehouses, the last
+// group the rest.
+func (l Layout) partition(col string) string {
+	n := int64(l.Partitions)
+	if n <= 0 {
+		return ""
+	}
+	per := (l.Warehouses + n - 1) / n
+	var parts []string
+	switch l.PartitionType {
+	case PartitionRange:
+		for i := int64(0); i < n; i++ {
+			bound := "MAXVALUE"
+			if i < n-1 {
+				bound = fmt.Sprint(1 + (i+1)*per)
+			}
+			parts = append(parts, fmt.Sprintf("PARTITION p%d VALUES LESS THAN (%s)", i, bound))
+		}
+		return fmt.Sprintf(" PARTITION BY RANGE (%s) (%s)", col, strings.Join(parts, ", "))
+	case PartitionList:
+		for i := int64(0); i < n; i++ {
+			var ws []string
+			for w := 1 + i*per; w <= min((i+1)*per, l.Warehouses); w++ {
+				ws = append(ws, fmt.Sprint(w))
+			}
+			parts = append(parts, fmt.Sprintf("PARTITION p%d VALUES IN (%s)", i, strings.Join(ws, ",")))
+		}
+		return fmt.Sprintf(" PARTITION BY LIST (%s) (%s)", col, strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf(" PARTITION BY HASH(%s) PARTITIONS %d", col, n)
+}
+
+// CheckPartitions says whether the layout's partitioning can hold its
+// warehouses: a list or range partition of none is refused by the server.
+func (l Layout) CheckPartitions() error {
+	switch l.PartitionType {
+	case "", PartitionHash:
+	case PartitionRange, PartitionList:
+		if l.Partitions > 0 && int64(l.Partitions) > l.Warehouses {
+			return fmt.Errorf("--partitions=%d with --partition-type=%s: at most one partition per warehouse (%d)", l.Partitions, l.PartitionType, l.Warehouses)
+		}
+		if per := (l.Warehouses + int64(l.Partitions) - 1) / max(int64(l.Partitions), 1); l.Partitions > 0 && int64(l.Partitions-1)*per >= l.Warehouses {
+			return fmt.Errorf("--partitions=%d with --partition-type=%s over %d warehouses leaves a partition empty: fewer partitions", l.Partitions, l.PartitionType, l.Warehouses)
+		}
+	default:
+		return fmt.Errorf("invalid --partition-type=%s: %s, %s or %s", l.PartitionType, PartitionHash, PartitionRange, PartitionList)
+	}
+	return nil
+}
+
+// clustered marks a primary key clustered on TiDB (or, off, not); MySQL and
+// MariaDB read it as a comment.
+func (l Layout) clustered() string {
+	if l.Nonclustered {
+		return " /*T![clustered_index] NONCLUSTERED */"
+	}
+	return " /*T![clustered_index] CLUSTERED */"
+}
 
 // ddl returns the CREATE TABLE of every table, with the secondary indexes the
 // transactions and checks need (history by customer: without it condition 10
 // cannot finish on MySQL or MariaDB). partitions > 0 hashes the warehouse-keyed
 // tables by warehouse.
 // Foreign keys are BenchmarkSQL's (bmsql.go); this layout has none.
-func ddl(partitions int, _ bool) map[string]string {
-	part := partitionClause(partitions)
+func ddl(l Layout) map[string]string {
+	part, clustered := l.partition, l.clustered()
 	return map[string]string{
 		"warehouse": `CREATE TABLE warehouse (
   w_id INT NOT NULL, w_name VARCHAR(10), w_street_1 VARCHAR(20), w_street_2 VARCHAR(20), w_city VARCHAR(20),

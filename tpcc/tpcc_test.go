@@ -100,7 +100,7 @@ func gen(t *testing.T, tab dataset.Table, chunk int64) [][]string {
 // The population rules of clause 4.3.3.1 that the checks do not cover.
 func TestPopulation(t *testing.T) {
 	tabs := map[string]dataset.Table{}
-	for _, tb := range Tables(SchemaTPCC, 2, 9, 0, false) {
+	for _, tb := range Tables(SchemaTPCC, 2, 9, Layout{}) {
 		tabs[tb.Name] = tb
 	}
 	// Customers: 10% BC, the first 1000 with the fixed last names.
