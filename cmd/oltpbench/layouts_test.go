@@ -68,11 +68,11 @@ func TestTPCCLayouts(t *testing.T) {
 		mustOK(t, tp(t, db, "run", "--warehouses=2", "--active-warehouses=1", "--threads=4", "--time=3s"), "run")
 		d := openDB(t, db)
 		for q, want := range map[string]string{
-			"SELECT COUNT(*) > 0 FROM orders WHERE o_w_id = 1 AND o_id > 3000":                              "1",
-			"SELECT COUNT(*) FROM orders WHERE o_w_id = 2 AND o_id > 3000":                                  "0",
+			"SELECT COUNT(*) > 0 FROM orders WHERE o_w_id = 1 AND o_id > 3000":                             "1",
+			"SELECT COUNT(*) FROM orders WHERE o_w_id = 2 AND o_id > 3000":                                 "0",
 			"SELECT COUNT(*) FROM order_line WHERE ol_o_id > 3000 AND (ol_w_id = 2 OR ol_supply_w_id = 2)": "0",
-			"SELECT COUNT(*) FROM history WHERE h_w_id = 2 OR h_c_w_id = 2":                                 "30000",
-			"SELECT w_ytd FROM warehouse WHERE w_id = 2":                                                    "300000.00",
+			"SELECT COUNT(*) FROM history WHERE h_w_id = 2 OR h_c_w_id = 2":                                "30000",
+			"SELECT w_ytd FROM warehouse WHERE w_id = 2":                                                   "300000.00",
 		} {
 			var got string
 			if err := d.QueryRow(q).Scan(&got); err != nil || got != want {
