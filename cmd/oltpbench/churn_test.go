@@ -173,3 +173,18 @@ func TestThreadSchedule(t *testing.T) {
 		}
 	}
 }
+
+// TestChurnInPlans: the connection options are a step's options in a plan,
+// and reach its cells' command lines.
+func TestChurnInPlans(t *testing.T) {
+	p := writePlan(t, "[dataset]\nworkload = \"sysbench\"\noptions = { tables = 1, table-size = 1000 }\n[[step]]\ntest = \"oltp_point_select\"\n"+
+		"threads = [2]\ntime = \"2s\"\noptions = { conn-refresh = \"1s\", reconnect = \"event\", idle-conns = 3 }\n")
+	r := inProcess("plan", "show", p)
+	if r.code != 0 || !strings.Contains(r.stdout, "--conn-refresh=1s") || !strings.Contains(r.stdout, "--idle-conns=3") || !strings.Contains(r.stdout, "--reconnect=event") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	bad := writePlan(t, strings.Replace(mustRead(t, p), `reconnect = "event"`, `reconnect = "always"`, 1))
+	if r := inProcess("plan", "show", bad); r.code == 0 || !strings.Contains(r.stderr, "invalid --reconnect=always") {
+		t.Errorf("a bad reconnect in a plan: exit %d %s", r.code, r.stderr)
+	}
+}

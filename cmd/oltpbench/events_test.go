@@ -236,5 +236,10 @@ func TestEventImpactCompare(t *testing.T) {
 		if len(r.Events) != 1 || r.Events[0].Outcome != "ok" || r.Events[0].Impact == nil {
 			t.Errorf("%s: events %+v", f, r.Events)
 		}
+		// The cell's log has the event's start and end.
+		log, err := os.ReadFile(filepath.Join(dirs["B"], strings.TrimSuffix(f, ".json")+".log"))
+		if err != nil || !strings.Contains(string(log), `event "add c_1" (sql) started at 3.`) || !strings.Contains(string(log), `event "add c_1" ended at`) {
+			t.Errorf("%s's log lacks the event (%v):\n%s", f, err, log)
+		}
 	}
 }

@@ -100,8 +100,10 @@ func TestStatementLatencySysbench(t *testing.T) {
 			got[st.Name] = st.Count
 		}
 		for name, per := range c.per {
-			// The window's ends cut an event in flight per thread.
-			if n := got[name]; n < per*(events-2) || n > per*(events+2) {
+			// The window's ends cut an event in flight per thread, and an
+			// event rolled back on a deadlock ran some of its statements
+			// once more.
+			if n := got[name]; n < per*(events-2) || n > per*(events+2+r.Totals["errors"]) {
 				t.Errorf("%s.%s: %d executions timed for %d events, want %d each", c.test, name, n, events, per)
 			}
 		}

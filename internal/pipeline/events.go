@@ -74,8 +74,9 @@ func (p *Pipeline) newEventWatch(ctx context.Context, r *Run, ops []string, late
 			}
 			return pool.DB(0), func() { pool.Close() }, nil
 		},
-		Env:    co.CommandEnv(),
-		Log:    p.warn,
+		Env: co.CommandEnv(),
+		Log: p.notice, // beside the report: a plan's cell's log
+
 		Redact: func(s string) string { return conn.Redact(s, co.Password) },
 		Stop:   func(err error) { w.stop(err) },
 		// The run's live metrics are there before its measured start,

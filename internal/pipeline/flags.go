@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -69,6 +70,21 @@ func (f *Flags) registerWorkload(fs *pflag.FlagSet, spec workload.Spec) {
 	fs.IntVar(&f.idleConns, "idle-conns", 0, "run: hold this many more connections open doing nothing, as an application's pool does")
 	fs.BoolVar(&f.intervalCounters, "interval-counters", false, "run: the server's status counters at every report interval too (SHOW GLOBAL STATUS on a connection of its own, as the interval is cut): their changes in the result's intervals")
 	workload.SecondsVar(fs, &f.boundSched, "client-bound-sched-latency", health.DefaultLimits.SchedLatency, "run: a run whose goroutines waited this long (p99) for a CPU is client-bound (0: never; seconds or a duration)")
+}
+
+// checkRun checks the options of a run that no workload reads, so that a
+// plan names a bad one before anything runs.
+func (f *Flags) checkRun() error {
+	if _, err := parseEvents(f.events); err != nil {
+		return err
+	}
+	if f.reconnect != "" && f.reconnect != "event" {
+		return fmt.Errorf("invalid --reconnect=%s: event (a new connection for every event), or leave it out", f.reconnect)
+	}
+	if f.idleConns < 0 {
+		return fmt.Errorf("invalid --idle-conns=%d: 0 or more", f.idleConns)
+	}
+	return nil
 }
 
 // limits are the client-bound thresholds.

@@ -39,6 +39,9 @@ func Configure(args []string, command string) (*Pipeline, error) {
 	if err := p.setup(command, p.fs.Args()); err != nil {
 		return nil, workload.OneLine(err)
 	}
+	if err := p.f.checkRun(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

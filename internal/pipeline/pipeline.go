@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -56,7 +57,26 @@ func New(spec workload.Spec, fs *pflag.FlagSet, args []string) *Pipeline {
 }
 
 // SetOutput sets where the command writes: out its output, warn its notes.
-func (p *Pipeline) SetOutput(out, warn io.Writer) { p.out, p.warn = out, warn }
+// Writes are whole lines from one goroutine at a time: a run's events
+// write beside its report.
+func (p *Pipeline) SetOutput(out, warn io.Writer) {
+	p.out, p.warn = &lockedWriter{w: out}, &lockedWriter{w: warn}
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Unwrap is the writer written to (term.Is asks whether it is a terminal).
+func (l *lockedWriter) Unwrap() io.Writer { return l.w }
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
 
 // SetExporter gives the runs and loads a metrics endpoint.
 func (p *Pipeline) SetExporter(exp *metrics.Exporter) { p.exp = exp }
@@ -194,6 +214,9 @@ func (p *Pipeline) Begin(command string, args []string) (conn.Options, error) {
 	}
 	co, err := p.f.conn.Options(p.fs)
 	if err != nil {
+		return conn.Options{}, err
+	}
+	if err := p.f.checkRun(); err != nil {
 		return conn.Options{}, err
 	}
 	if p.ro.DryRun && command != "run" {

@@ -78,17 +78,7 @@ func (p *Pipeline) Describe(co conn.Options, c *cells.Cell, threads int) (*Run, 
 	if r.Events, err = parseEvents(p.f.events); err != nil {
 		return nil, err
 	}
-	switch p.f.reconnect {
-	case "":
-	case "event":
-		r.ReconnectEach = true
-	default:
-		return nil, fmt.Errorf("invalid --reconnect=%s: event (a new connection for every event), or leave it out", p.f.reconnect)
-	}
-	if p.f.idleConns < 0 {
-		return nil, fmt.Errorf("invalid --idle-conns=%d: 0 or more", p.f.idleConns)
-	}
-	r.ConnRefresh, r.IdleConns = p.f.connRefresh, p.f.idleConns
+	r.ConnRefresh, r.IdleConns, r.ReconnectEach = p.f.connRefresh, p.f.idleConns, p.f.reconnect == "event"
 	if r.ThreadSchedule, err = cells.ThreadSchedule(p.f.lv.threadsSpec); err != nil {
 		return nil, err
 	}

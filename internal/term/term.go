@@ -5,13 +5,22 @@
 package term
 
 import (
+	"io"
 	"os"
 
 	xterm "golang.org/x/term"
 )
 
-// Is says whether v is an *os.File open on a terminal.
+// Is says whether v is an *os.File open on a terminal, or a writer that
+// wraps one (Unwrap).
 func Is(v any) bool {
+	for {
+		u, ok := v.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		v = u.Unwrap()
+	}
 	f, ok := v.(*os.File)
 	return ok && xterm.IsTerminal(int(f.Fd()))
 }

@@ -27,6 +27,8 @@ type Session struct {
 	sampler  *Sampler // the thread's, when its statements are sampled
 	clock    *Clock   // the run's, when its statements are timed
 	hint     int      // the thread's id: its stripe in the clock
+	held     []timed  // latencies not recorded yet (batch at most)
+	epoch    uint64   // the clock's window they were taken in
 	// shared are the server-side statements by text: statements of one
 	// text (BEGIN in each transaction of a workload, under its own name) share one.
 	shared map[string]*sharedStmt
@@ -42,6 +44,9 @@ func NewSession(dc driver.Conn, prepared bool, th *Thread) *Session {
 	s := &Session{dc: dc, prepared: prepared, dest: make([]driver.Value, 8), shared: map[string]*sharedStmt{}}
 	if th != nil {
 		s.sampler, s.clock, s.hint = th.Sampler, th.Clock, th.ID
+	}
+	if s.clock != nil {
+		s.held, s.epoch = make([]timed, 0, batch), s.clock.epoch.Load()
 	}
 	return s
 }
@@ -74,10 +79,25 @@ func (s *Session) start(l Label) time.Duration {
 	return time.Since(clockBase)
 }
 
-// stop records a timed statement that succeeded.
+// stop keeps a timed statement that succeeded, for the next batch.
 func (s *Session) stop(l Label, t0 time.Duration, err error) {
-	if l != NoLabel && err == nil {
-		s.clock.record(l, s.hint, (time.Since(clockBase) - t0).Microseconds())
+	if l == NoLabel || err != nil {
+		return
+	}
+	if e := s.clock.epoch.Load(); e != s.epoch { // a new window: what is held is the last one's
+		s.held, s.epoch = s.held[:0], e
+	}
+	s.held = append(s.held, timed{l, (time.Since(clockBase) - t0).Microseconds()})
+	if len(s.held) >= batch {
+		s.Flush()
+	}
+}
+
+// Flush records the latencies the session holds (Close does too).
+func (s *Session) Flush() {
+	if len(s.held) > 0 {
+		s.clock.record(s.hint, s.held, s.epoch)
+		s.held = s.held[:0]
 	}
 }
 
@@ -400,8 +420,10 @@ func (s *Session) scan(rows driver.Rows, fn func(row []driver.Value) error) (int
 	return n, rows.Close()
 }
 
-// Close closes the prepared statements (best effort: the connection may be gone).
+// Close records what it holds and closes the prepared statements (best
+// effort: the connection may be gone).
 func (s *Session) Close() error {
+	s.Flush()
 	for _, sh := range s.shared {
 		sh.ds.Close()
 	}

@@ -93,6 +93,11 @@ func TestSessionTimesNamedStatements(t *testing.T) {
 	s2 := NewSession(&fakeConn{}, false, th)
 	upd2, _ := s2.PrepareNamed(StmtName{"ev", "update"}, "UPDATE t1 SET c=? WHERE id=?")
 	upd2.Exec()
+	if n := counts(clock)[StmtName{"ev", "select"}]; n != 0 {
+		t.Errorf("%d recorded before a batch is full or the session flushed", n)
+	}
+	s.Flush()
+	s2.Close()
 	want := map[StmtName]int64{{"ev", "select"}: 10, {"ev", "update"}: 6, {"ev", "insert"}: 5}
 	got := counts(clock)
 	if len(got) != len(want) {
@@ -106,11 +111,20 @@ func TestSessionTimesNamedStatements(t *testing.T) {
 	if order := clock.Totals(); order[0].Name != "select" || order[1].Name != "update" || order[2].Name != "insert" {
 		t.Errorf("not in the order first named: %v", order)
 	}
+	// What a session holds when a window begins is the last window's.
+	sel.Query()
 	clock.Reset()
+	s.Flush()
 	for k, n := range counts(clock) {
 		if n != 0 {
 			t.Errorf("%v: %d after Reset", k, n)
 		}
+	}
+	for range batch {
+		sel.Query()
+	}
+	if n := counts(clock)[StmtName{"ev", "select"}]; n != batch {
+		t.Errorf("a full batch recorded %d of %d", n, batch)
 	}
 	// A run that does not time statements labels none and records nothing.
 	if l := NewSession(dc, true, &Thread{}).Label(StmtName{"ev", "x"}); l != NoLabel {
