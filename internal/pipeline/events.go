@@ -109,7 +109,7 @@ func (w *eventWatch) interval(iv measure.Interval) {
 	}
 	var errs []measure.ErrorCount
 	if w.live != nil {
-		errs = w.live.ErrorCodes()
+		errs = w.live.ErrorsAsTheyHappened()
 	}
 	h := iv.Hists[min(w.latencyOp, len(iv.Hists)-1)]
 	for _, tr := range append([]*events.Tracker{w.tr}, w.phases...) {

@@ -23,6 +23,34 @@ type errTally struct {
 	now   map[errKey]int64
 	base  map[errKey]int64 // at the last cut (the measured start, a checkpoint)
 	start map[errKey]int64 // at the measured start, for live metrics
+	// lost counts lost connections when they were lost (now counts them
+	// when their thread has connected again), and lostStart at the
+	// measured start: what a window of the run met as it met it.
+	lost, lostStart map[errKey]int64
+}
+
+// lose counts a connection lost now.
+func (t *errTally) lose(k errKey) {
+	t.mu.Lock()
+	if t.lost == nil {
+		t.lost = map[errKey]int64{}
+	}
+	t.lost[k]++
+	t.mu.Unlock()
+}
+
+// asTheyHappened are the counts since the measured start with lost
+// connections counted when lost.
+func (t *errTally) asTheyHappened() []measure.ErrorCount {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []measure.ErrorCount
+	for _, e := range diff(t.now, t.start) {
+		if e.Outcome != measure.Reconnected {
+			out = append(out, e)
+		}
+	}
+	return append(out, diff(t.lost, t.lostStart)...)
 }
 
 func (t *errTally) add(op int, err error, outcome string) {
@@ -43,6 +71,10 @@ func (t *errTally) measuring() {
 	t.counts(true)
 	t.mu.Lock()
 	t.start = t.base
+	t.lostStart = make(map[errKey]int64, len(t.lost))
+	for k, n := range t.lost {
+		t.lostStart[k] = n
+	}
 	t.mu.Unlock()
 }
 

@@ -124,6 +124,11 @@ func (l *Live) ErrorCodes() []measure.ErrorCount { return l.r.errs.sinceStart() 
 // Hists are each operation's latencies since the measured start.
 func (l *Live) Hists() []*hdr.Histogram { return l.r.reg.Snapshot() }
 
+// ErrorsAsTheyHappened are ErrorCodes with each lost connection counted
+// when it was lost, not when its thread had connected again: what a part of
+// the run (a window during an event) met.
+func (l *Live) ErrorsAsTheyHappened() []measure.ErrorCount { return l.r.errs.asTheyHappened() }
+
 // Statements are each timed statement's latencies since the measured start
 // (nil when statements are not timed).
 func (l *Live) Statements() []measure.StmtHist { return l.r.cfg.Clock.Snapshot() }
@@ -670,7 +675,7 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 			return &FatalError{Thread: t.ID, Err: err}
 		}
 		if r.lost[t.ID] == nil { // lost before an event (preparing, connecting)
-			r.lost[t.ID] = &errKey{-1, conn.Code(err), measure.Reconnected}
+			r.lose(t, errKey{-1, conn.Code(err), measure.Reconnected})
 		}
 		// Lost connection: wait and reconnect; a restart takes the server a while.
 		select {
@@ -746,7 +751,7 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 				if counted {
 					r.started.Add(-1) // the event is redone on the new connection
 				}
-				r.lost[t.ID] = &errKey{op, conn.Code(err), measure.Reconnected}
+				r.lose(t, errKey{op, conn.Code(err), measure.Reconnected})
 				return driver.ErrBadConn
 			}
 			if !r.cfg.Ignore.Has(conn.Number(err)) {
@@ -758,7 +763,7 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 			r.errs.add(op, err, measure.Ignored)
 			if rerr := w.Rollback(); rerr != nil && conn.IsLost(rerr) {
 				r.idle(track)
-				r.lost[t.ID] = &errKey{op, conn.Code(rerr), measure.Reconnected}
+				r.lose(t, errKey{op, conn.Code(rerr), measure.Reconnected})
 				return driver.ErrBadConn
 			}
 			if r.stopped() {
@@ -789,6 +794,13 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 			return errRefresh
 		}
 	}
+}
+
+// lose notes that t's connection was lost: counted now for the windows,
+// and in the breakdown once t has connected again.
+func (r *run) lose(t *worker.Thread, k errKey) {
+	r.lost[t.ID] = &k
+	r.errs.lose(k)
 }
 
 // idle ends an event started with track set.

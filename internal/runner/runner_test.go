@@ -630,3 +630,23 @@ func TestThreadSchedule(t *testing.T) {
 		t.Errorf("events per thread %+v", p)
 	}
 }
+
+// TestErrorsAsTheyHappened: a lost connection is in the windows' errors
+// from when it was lost, and in the breakdown only once its thread has
+// connected again; what was lost before the measured start is neither.
+func TestErrorsAsTheyHappened(t *testing.T) {
+	var e errTally
+	k := errKey{0, "2013 broken pipe", measure.Reconnected}
+	e.lose(k) // in the warm-up
+	e.addKey(k)
+	e.measuring()
+	e.lose(k)
+	if got := e.asTheyHappened(); len(got) != 1 || got[0].Count != 1 || len(e.sinceStart()) != 0 {
+		t.Errorf("lost, not yet reconnected: windows %v, breakdown %v", got, e.sinceStart())
+	}
+	e.addKey(k)
+	e.add(0, errors.New("deadlock"), measure.Ignored)
+	if got := e.asTheyHappened(); len(got) != 2 || len(e.sinceStart()) != 2 {
+		t.Errorf("windows %v, breakdown %v", got, e.sinceStart())
+	}
+}
