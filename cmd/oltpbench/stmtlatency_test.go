@@ -140,7 +140,8 @@ func luaStatements(t *testing.T, db string, size []string) {
 			points += st.Count
 		}
 	}
-	if points < 10*(events-2) || points > 10*(events+2) || len(r.Statements) != 2+9*2 {
+	// An event redone after a deadlock ran its statements once more.
+	if points < 10*(events-2) || points > 10*(events+2+r.Totals["errors"]) || len(r.Statements) != 2+9*2 {
 		t.Errorf("%d point selects timed for %d events, %d statements", points, events, len(r.Statements))
 	}
 	if s := stmtShares(r)["oltp_read_write"]; s < 0.9 || s > 1.001 {
