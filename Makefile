@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-metrics bench-loader bench-tpcc bench-ch bench-s3 bench-verdict bench-report db-start db-stop vet clean
+.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-metrics bench-loader bench-tpcc bench-ch bench-s3 bench-verdict bench-report db-start db-stop vet clean soak fuzz
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
@@ -73,3 +73,12 @@ bench-s3: build
 # Go benchmarks of the per-row hot paths, with allocations (must stay 0 per row).
 bench-go:
 	$(GO) test -run=NONE -bench=. -benchmem ./...
+
+# An hour's soak (SOAK_MIN minutes): sysbench and TPC-C clients through server restarts; fails on RSS/fd growth or a lost event.
+soak: build
+	scripts/soak.sh
+
+# Every Go fuzz target for FUZZTIME each (default 10m), FUZZ_JOBS at a time; findings land in testdata/fuzz.
+FUZZTIME ?= 10m
+fuzz:
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh

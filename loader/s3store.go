@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
+	"github.com/oltpbench/oltpbench/internal/options"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -35,12 +36,15 @@ var (
 	s3Secrets = []string{"access-key", "secret-access-key", "session-token", "external-id"}
 	// Any parameter that looks like a credential, misspelt ones too.
 	secretInURL = regexp.MustCompile(`(?i)([?&][a-z0-9_.-]*(?:key|secret|token|password|external-id)[a-z0-9_.-]*=)[^&\s'"]*`)
+	// A password before the host (scheme://user:password@host), which no
+	// storage URL here takes but a person may type.
+	passwordInURL = regexp.MustCompile(`(://[^/@\s:]*:)[^@/\s]*@`)
 )
 
 // RedactURL hides the credentials of any storage URL in s, so command lines
 // and errors that quote --dir can be shown.
 func RedactURL(s string) string {
-	return secretInURL.ReplaceAllString(s, "${1}****")
+	return passwordInURL.ReplaceAllString(secretInURL.ReplaceAllString(s, "${1}****"), "${1}****@")
 }
 
 // Multipart uploads: parts of partSize (S3's minimum but the last), drawn
@@ -70,7 +74,7 @@ type s3Store struct {
 func openS3(raw string, fileSize int64) (*s3Store, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("cannot parse --dir %s: use s3://bucket/prefix?endpoint=...&access-key=...&secret-access-key=...", RedactURL(raw))
+		return nil, fmt.Errorf("cannot parse --dir %s: use s3://bucket/prefix?endpoint=...&access-key=...&secret-access-key=...", options.Shown(RedactURL(raw)))
 	}
 	q := u.Query()
 	known := map[string]bool{}
@@ -99,20 +103,20 @@ func openS3(raw string, fileSize int64) (*s3Store, error) {
 	pathStyle := true // TiDB's default
 	if v := q.Get("force-path-style"); v != "" {
 		if pathStyle, err = strconv.ParseBool(v); err != nil {
-			return nil, fmt.Errorf("invalid force-path-style=%s in --dir: use true or false", v)
+			return nil, fmt.Errorf("invalid force-path-style=%s in --dir: use true or false", options.Shown(v))
 		}
 	}
 	accel := false
 	if v := q.Get("use-accelerate-endpoint"); v != "" {
 		if accel, err = strconv.ParseBool(v); err != nil {
-			return nil, fmt.Errorf("invalid use-accelerate-endpoint=%s in --dir: use true or false", v)
+			return nil, fmt.Errorf("invalid use-accelerate-endpoint=%s in --dir: use true or false", options.Shown(v))
 		}
 	}
 	ep := q.Get("endpoint")
 	if ep != "" {
 		e, err := url.Parse(ep)
 		if err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
-			return nil, fmt.Errorf("invalid endpoint=%s in --dir: use http://host:port or https://host", ep)
+			return nil, fmt.Errorf("invalid endpoint=%s in --dir: use http://host:port or https://host", options.Shown(ep))
 		}
 		s.endpoint = ep
 	}

@@ -216,6 +216,14 @@ func TestS3URL(t *testing.T) {
 	if got := RedactURL("--dir=s3://b/p?access-key=AK&secret-access-key=SK&session-token=T&secret_key=S2&region=r x"); got != "--dir=s3://b/p?access-key=****&secret-access-key=****&session-token=****&secret_key=****&region=r x" {
 		t.Errorf("RedactURL: %s", got)
 	}
+	// A password before the bucket (found by FuzzOpenStore), and a line
+	// break in the URL kept out of the one-line error.
+	if got := RedactURL("s3://AK:SK@b/p x http://u:pw@h:1/"); got != "s3://AK:****@b/p x http://u:****@h:1/" {
+		t.Errorf("RedactURL: %s", got)
+	}
+	if _, err := OpenStore("s3://0/?\n&access-key=00000000", 0); err == nil || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "00000000") {
+		t.Errorf("a URL with a line break: %v", err)
+	}
 }
 
 // Each bad place gets one line naming the fix, without the keys.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/oltpbench/oltpbench/internal/options"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,11 +63,11 @@ func OpenStore(dir string, fileSize int64) (Store, error) {
 		case "s3":
 			return openS3(dir, fileSize)
 		case "gs", "gcs", "azure", "azblob":
-			return nil, fmt.Errorf("--dir %s://... is not supported: use s3:// (GCS takes it with endpoint=https://storage.googleapis.com and HMAC keys), or a folder", scheme)
+			return nil, fmt.Errorf("--dir %s://... is not supported: use s3:// (GCS takes it with endpoint=https://storage.googleapis.com and HMAC keys), or a folder", options.Shown(scheme))
 		case "file", "local":
 			return dirStore(strings.TrimPrefix(dir, scheme+"://")), nil
 		default:
-			return nil, fmt.Errorf("--dir %s: unknown storage scheme %q: use a folder or s3://bucket/prefix", RedactURL(dir), scheme)
+			return nil, fmt.Errorf("--dir %s: unknown storage scheme %q: use a folder or s3://bucket/prefix", options.Shown(RedactURL(dir)), scheme)
 		}
 	}
 	return dirStore(dir), nil

@@ -357,6 +357,9 @@ func (l *luaTest) front(args []string, out io.Writer) (bool, error) {
 		if errors.As(l.err, &le) {
 			fmt.Fprint(out, le.Printed)
 		}
+		if pe := (*script.PanicError)(nil); errors.As(l.err, &pe) {
+			return false, &workload.Message{Text: pe.Error()}
+		}
 		return false, &workload.Message{Text: "FATAL: " + l.err.Error()}
 	}
 	l.script.Printed.WriteTo(out)

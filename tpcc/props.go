@@ -35,6 +35,12 @@ func readProps(path string) (*props, error) {
 		}
 		return nil, fmt.Errorf("cannot read --props=%s: %w", path, err)
 	}
+	return parseProps(path, b), nil
+}
+
+// parseProps reads a Java properties file's key=value (or key:value) lines,
+// '#' and '!' comments and '\' continuations, as BenchmarkSQL's files use.
+func parseProps(path string, b []byte) *props {
 	p := &props{path: path, raw: b, kv: map[string]string{}}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	var cont string
@@ -57,7 +63,7 @@ func readProps(path string) (*props, error) {
 		}
 		p.kv[strings.TrimSpace(l[:i])] = strings.TrimSpace(l[i+1:])
 	}
-	return p, nil
+	return p
 }
 
 // Keys BenchmarkSQL has that oltpbench does not implement: named once.

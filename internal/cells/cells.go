@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/slo"
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -153,7 +154,7 @@ func searchRuns(lo, hi, steps int) int {
 func ParseThreads(spec string, search bool) (levels []int, lo, hi int, err error) {
 	if sched, err := ThreadSchedule(spec); sched != nil || err != nil {
 		if err != nil || search {
-			return nil, 0, 0, cmp.Or(err, fmt.Errorf("--threads=%s is a schedule: a --p95-slo search needs a range lo-hi", spec))
+			return nil, 0, 0, cmp.Or(err, fmt.Errorf("--threads=%s is a schedule: a --p95-slo search needs a range lo-hi", options.Shown(spec)))
 		}
 		most := 0
 		for _, s := range sched {
@@ -163,7 +164,7 @@ func ParseThreads(spec string, search bool) (levels []int, lo, hi int, err error
 	}
 	if strings.Contains(spec, "-") {
 		if !search {
-			return nil, 0, 0, fmt.Errorf("--threads=%s is a range: give --p95-slo too, or a list like 8,16,32", spec)
+			return nil, 0, 0, fmt.Errorf("--threads=%s is a range: give --p95-slo too, or a list like 8,16,32", options.Shown(spec))
 		}
 		lo, hi, err = slo.ParseRange(spec)
 		return nil, lo, hi, err
@@ -171,7 +172,7 @@ func ParseThreads(spec string, search bool) (levels []int, lo, hi int, err error
 	for _, f := range strings.Split(spec, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("invalid --threads=%s: a number, a list like 150,300,600, or a range with --p95-slo", spec)
+			return nil, 0, 0, fmt.Errorf("invalid --threads=%s: a number, a list like 150,300,600, or a range with --p95-slo", options.Shown(spec))
 		}
 		if err := workload.CheckThreads(n); err != nil {
 			return nil, 0, 0, err
@@ -197,11 +198,14 @@ func ThreadSchedule(spec string) ([]workload.Segment, error) {
 	}
 	segs, err := workload.ParseSchedule(spec)
 	if err != nil {
-		return nil, fmt.Errorf("invalid --threads=%s: %w", spec, err)
+		return nil, fmt.Errorf("invalid --threads=%s: %w", options.Shown(spec), err)
 	}
 	for _, s := range segs {
 		if s.From != math.Trunc(s.From) || s.To != math.Trunc(s.To) {
-			return nil, fmt.Errorf("invalid --threads=%s: whole numbers of threads", spec)
+			return nil, fmt.Errorf("invalid --threads=%s: whole numbers of threads", options.Shown(spec))
+		}
+		if s.From < 1 || s.To < 1 {
+			return nil, fmt.Errorf("invalid --threads=%s: at least 1 thread in every segment", options.Shown(spec))
 		}
 	}
 	return segs, nil

@@ -112,10 +112,12 @@ type Version struct {
 func LabelOf(rs []*result.Result, fallback string) string {
 	for _, r := range rs {
 		if v := r.Server.TiDBVersion; v != "" {
-			if i := strings.Index(v, "Release Version: "); i >= 0 {
-				return strings.Fields(v[i+len("Release Version: "):])[0]
+			if _, after, ok := strings.Cut(v, "Release Version: "); ok {
+				v = after
 			}
-			return strings.Fields(v)[0]
+			if f := strings.Fields(v); len(f) > 0 { // a line with no version (fuzzed) names nothing
+				return f[0]
+			}
 		}
 		if r.Server.Version != "" {
 			return r.Server.Version

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
@@ -54,18 +55,18 @@ func Parse(spec string) (Event, error) {
 	seen := map[string]bool{}
 	for rest != "" {
 		if seg, _, _ := strings.Cut(rest, ";"); !strings.Contains(seg, "=") {
-			return e, fmt.Errorf("invalid --event=%s: %q is not key=value (at=20s;sql=... or at=20s;command=...)", spec, seg)
+			return e, fmt.Errorf("invalid --event=%s: %q is not key=value (at=20s;sql=... or at=20s;command=...)", options.Shown(spec), seg)
 		}
 		k, v, _ := strings.Cut(rest, "=")
 		k = strings.TrimSpace(k)
 		if seen[k] {
-			return e, fmt.Errorf("invalid --event=%s: %s given twice", spec, k)
+			return e, fmt.Errorf("invalid --event=%s: %s given twice", options.Shown(spec), options.Shown(k))
 		}
 		seen[k] = true
 		if k == "sql" || k == "command" {
 			v = strings.TrimSpace(v)
 			if v == "" {
-				return e, fmt.Errorf("invalid --event=%s: %s is empty", spec, k)
+				return e, fmt.Errorf("invalid --event=%s: %s is empty", options.Shown(spec), options.Shown(k))
 			}
 			if k == "sql" {
 				e.SQL = v
@@ -83,27 +84,27 @@ func Parse(spec string) (Event, error) {
 		case "at", "timeout":
 			d, err := workload.ParseSeconds(v)
 			if err != nil {
-				return e, fmt.Errorf("invalid --event=%s: %s: %w", spec, k, err)
+				return e, fmt.Errorf("invalid --event=%s: %s: %w", options.Shown(spec), options.Shown(k), err)
 			}
 			if k == "at" {
 				e.At = d
 			} else if e.Timeout = d; d == 0 {
-				return e, fmt.Errorf("invalid --event=%s: timeout must be more than 0", spec)
+				return e, fmt.Errorf("invalid --event=%s: timeout must be more than 0", options.Shown(spec))
 			}
 		case "on_error":
 			if v != OnErrorRecord && v != OnErrorStop {
-				return e, fmt.Errorf("invalid --event=%s: on_error is %s or %s", spec, OnErrorRecord, OnErrorStop)
+				return e, fmt.Errorf("invalid --event=%s: on_error is %s or %s", options.Shown(spec), OnErrorRecord, OnErrorStop)
 			}
 			e.OnError = v
 		default:
-			return e, fmt.Errorf("invalid --event=%s: unknown key %q (name, at, timeout, on_error, then sql or command)", spec, k)
+			return e, fmt.Errorf("invalid --event=%s: unknown key %q (name, at, timeout, on_error, then sql or command)", options.Shown(spec), k)
 		}
 	}
 	if !seen["at"] {
-		return e, fmt.Errorf("invalid --event=%s: no at= (the time after the measured start, e.g. at=20s)", spec)
+		return e, fmt.Errorf("invalid --event=%s: no at= (the time after the measured start, e.g. at=20s)", options.Shown(spec))
 	}
 	if e.SQL == "" && e.Command == "" {
-		return e, fmt.Errorf("invalid --event=%s: no sql= or command= (last: it takes the rest)", spec)
+		return e, fmt.Errorf("invalid --event=%s: no sql= or command= (last: it takes the rest)", options.Shown(spec))
 	}
 	if e.Name == "" {
 		// Its text, without what would end a name in a spec.

@@ -23,6 +23,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
 
@@ -119,7 +120,11 @@ func Listen(addr, client string) (*Exporter, error) {
 // a scraper that asks for it).
 func handler(e *Exporter) http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector{e})
+	// The client's own health (go_goroutines, process_resident_memory_bytes,
+	// process_open_fds): client_golang's collectors, so that a soak or a
+	// dashboard watches the client with the names every Go exporter uses.
+	reg.MustRegister(collector{e}, collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, EnableOpenMetrics: true})
 }
 

@@ -6,6 +6,7 @@ package options
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -123,7 +124,13 @@ func ApplyConfigFile(fs *pflag.FlagSet, path string) error {
 		return fmt.Errorf("cannot open --config-file: %w", unwrapPath(err))
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return ApplyConfig(fs, path, f)
+}
+
+// ApplyConfig is ApplyConfigFile on the file's contents, r (named path in
+// errors).
+func ApplyConfig(fs *pflag.FlagSet, path string, r io.Reader) error {
+	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -196,4 +203,16 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
+}
+
+// Shown is a value as an error message echoes it: as typed when it is one
+// line of printable text, else Go-quoted, so that a message about any
+// input stays one line.
+func Shown(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }

@@ -495,6 +495,12 @@ func Read(path string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Decode(path, b)
+}
+
+// Decode reads a result from b (named path in errors), upgrading a format-1
+// result to this format.
+func Decode(path string, b []byte) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a result file: %w", path, err)

@@ -7,6 +7,7 @@ package script
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -146,6 +147,15 @@ func (o Option) Value(name, text string, given bool) (lua.LValue, error) {
 	return lua.LString(text), nil
 }
 
+// PanicError is what sysbench prints, without FATAL, when its own Lua code
+// fails outside a protected call: a script that replaced the sysbench or
+// sysbench.cmdline table with another value.
+type PanicError struct{ Msg string }
+
+func (e *PanicError) Error() string {
+	return "PANIC: unprotected error in call to Lua API (" + e.Msg + ")"
+}
+
 // LoadError is a script whose body failed as it loaded, with what the body
 // had printed before (sysbench shows both).
 type LoadError struct {
@@ -205,6 +215,12 @@ func Find(name string) (string, error) {
 // Load reads and compiles the script at path and runs its main chunk once,
 // for command, to learn the options, commands and hooks it declares.
 func Load(path, command string) (*Script, error) {
+	return LoadContext(context.Background(), path, command)
+}
+
+// LoadContext is Load that stops the main chunk when ctx is done (a script
+// that loops at load time, or an interrupt).
+func LoadContext(ctx context.Context, path, command string) (*Script, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read script: %w", err)
@@ -218,6 +234,9 @@ func Load(path, command string) (*Script, error) {
 		proto: proto, Options: map[string]Option{}, Commands: map[string]bool{}, Parallel: map[string]bool{}, Has: map[string]bool{}}
 	L := s.newState(&env{command: command, tid: 0, out: &s.Printed, declaring: true})
 	defer L.Close()
+	if ctx.Done() != nil {
+		L.SetContext(ctx)
+	}
 	if err := s.runMain(L); err != nil {
 		return nil, &LoadError{Err: err, Printed: s.Printed.String()}
 	}
@@ -256,8 +275,14 @@ func (s *Script) runMain(L *lua.LState) error {
 // readDeclarations takes the options, commands and hooks the main chunk set,
 // and refuses options declared in a shape sysbench refuses.
 func (s *Script) readDeclarations(L *lua.LState) error {
-	sb := L.GetGlobal("sysbench").(*lua.LTable)
-	cmdline := sb.RawGetString("cmdline").(*lua.LTable)
+	sb, ok := L.GetGlobal("sysbench").(*lua.LTable)
+	if !ok {
+		return &PanicError{"attempt to index a " + L.GetGlobal("sysbench").Type().String() + " value"}
+	}
+	cmdline, ok := sb.RawGetString("cmdline").(*lua.LTable)
+	if !ok {
+		return &PanicError{"attempt to index a " + sb.RawGetString("cmdline").Type().String() + " value"}
+	}
 	if err := s.readOptions(cmdline.RawGetString("options")); err != nil {
 		return fmt.Errorf("`sysbench.cmdline.read_cmdline_options' function failed: [string \"sysbench.cmdline.lua\"]:132: %w", err)
 	}
