@@ -46,9 +46,10 @@ func init() {
 		PeerOutput: true,
 		RangeKeys:  []string{"tables", "table_size"},
 		// sysbench's event queue: a ring of 131,072 slots, one kept free.
-		RateQueue: 131071,
-		QueueFull: "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate",
-		New:       func() workload.Workload { return &suite{} },
+		RateQueue:   131071,
+		InitTimeout: "FATAL: Worker threads failed to initialize within %d seconds!",
+		QueueFull:   "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate",
+		New:         func() workload.Workload { return &suite{} },
 	})
 }
 
@@ -103,6 +104,10 @@ type suite struct {
 
 	version   bool
 	verbosity int
+	// debug is sysbench's --debug (said in the header, and the verbosity
+	// of debug); validate is --validate: sysbench 1.0.20's OLTP tests
+	// check nothing more with it, they say it in the header.
+	debug, validate bool
 
 	percentile  float64
 	percentiles []string
@@ -128,8 +133,11 @@ type kind interface {
 }
 
 // compatOptions parse so that sysbench command lines run; they change nothing here.
-var compatOptions = []string{"thread-stack-size", "debug", "validate", "db-debug", "mysql-debug",
-	"mysql-compression", "pgsql-variant", "thread-init-timeout"}
+// Each is sysbench's own no-op here or has nothing to act on in Go (see
+// the README's option table): thread-stack-size (goroutine stacks grow),
+// db-debug (sysbench prints nothing with it below --verbosity=5),
+// pgsql-variant (the pgsql driver's).
+var compatOptions = []string{"thread-stack-size", "db-debug", "pgsql-variant"}
 
 func (s *suite) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	s.ro, s.fs = ro, fs
@@ -172,6 +180,9 @@ func (s *suite) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	options.AddBool(fs, &s.version, "version", false, "print version and exit")
 	options.AddBool(fs, &ro.DryRun, "mysql-dry-run", false, "Dry run, pretend that all MySQL client API calls are successful without executing them")
 	fs.IntVar(&s.verbosity, "verbosity", 3, "verbosity level {5 - debug, 0 - only critical messages}")
+	options.AddBool(fs, &s.debug, "debug", false, "print more debugging info (the header says so)")
+	options.AddBool(fs, &s.validate, "validate", false, "perform validation checks where possible (sysbench 1.0.20's OLTP tests have none: the header says it)")
+	workload.SecondsVar(fs, &ro.InitTimeout, "thread-init-timeout", 30*time.Second, "seconds to wait for the worker threads to connect and prepare their statements")
 	for _, n := range compatOptions {
 		fs.String(n, "", "accepted so that sysbench command lines parse; no effect in oltpbench")
 		fs.Lookup(n).NoOptDefVal = "on"
@@ -273,7 +284,7 @@ func (s *suite) tableSizes() map[string]string {
 
 func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 	sr := &suiteRun{c: c, rep: &Report{W: c.Out, HookW: c.Stdout, Percentile: s.percentile, Percentiles: s.pcts,
-		Histogram: s.histogram, Rate: c.Options.Rate > 0}}
+		Histogram: s.histogram, Rate: c.Options.Rate > 0}, debug: s.debug, validate: s.validate}
 	return s.kind.newRun(sr, c)
 }
 
@@ -286,6 +297,8 @@ type suiteRun struct {
 	}
 	c   workload.RunConfig
 	rep *Report
+	// debug and validate are --debug and --validate, said in the header.
+	debug, validate bool
 }
 
 func (r *suiteRun) Ops() []string { return r.events.Ops() }
@@ -300,6 +313,7 @@ func (r *suiteRun) header(h Header) {
 	ro := r.c.Options
 	h.Tool, h.Threads, h.Rate, h.ReportInterval = workload.Tool, r.c.Threads, ro.Rate, ro.ReportInterval
 	h.Checkpoints, h.Seed, h.Warmup = ro.Checkpoints, ro.Seed, ro.Warmup
+	h.Debug, h.Validate = r.debug, r.validate
 	PrintHeader(r.c.Out, h)
 }
 

@@ -49,6 +49,8 @@ type Header struct {
 	// Preamble is a test's own lines before the threads start (sysbench's
 	// "Prime numbers limit: 10000").
 	Preamble string
+	// Debug and Validate are --debug and --validate, as sysbench says them.
+	Debug, Validate bool
 	// StartedLater leaves "Threads started!" to the script run, which says
 	// it once every thread's thread_init is done, as sysbench does.
 	StartedLater bool
@@ -75,6 +77,12 @@ func PrintHeader(w io.Writer, h Header) {
 			s = append(s, secs(c))
 		}
 		fmt.Fprintf(w, "Report checkpoint(s) at %s seconds\n", strings.Join(s, ", "))
+	}
+	if h.Debug {
+		fmt.Fprintf(w, "Debug mode enabled.\n\n")
+	}
+	if h.Validate {
+		fmt.Fprintf(w, "Validation checks: on.\n\n")
 	}
 	if h.Warmup > 0 {
 		fmt.Fprintf(w, "Warmup time: %ss\n", secs(h.Warmup))

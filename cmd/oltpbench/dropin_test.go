@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -135,6 +138,15 @@ func TestDropInErrors(t *testing.T) {
 	} {
 		sideBySide(t, strings.Join(c, " "), c...)
 	}
+	// A script that replaced sysbench's own tables (found by FuzzLoad).
+	dir := t.TempDir()
+	for i, body := range []string{"sysbench = 1\n", "sysbench.cmdline = 1\n"} {
+		p := filepath.Join(dir, fmt.Sprintf("panic%d.lua", i))
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sideBySide(t, body, p, "run")
+	}
 	// sysbench reports a bad --db-driver from its worker threads, after the
 	// run's preamble and with two more FATAL lines; oltpbench checks it first.
 	a, _ := realSysbench(t, "--db-driver=x", "oltp_read_write", "run")
@@ -249,6 +261,7 @@ func TestDropInRun(t *testing.T) {
 		{"rate overload", []string{"oltp_point_select", "run", "--rate=2000000000", "--time=5"}},
 		{"verbosity=1", []string{"oltp_read_write", "run", "--events=50", "--verbosity=1"}},
 		{"verbosity=0", []string{"oltp_point_select", "run", "--events=50", "--verbosity=0"}},
+		{"validate", []string{"oltp_point_select", "run", "--events=50", "--validate=on", "--report-checkpoints=5"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, ca := realSysbench(t, append(c.args, conn(theirs)...)...)

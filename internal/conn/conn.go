@@ -44,6 +44,12 @@ type Options struct {
 	InitSQL []string
 
 	ConnectTimeout time.Duration
+	// ReadTimeout, when set, fails a read that waits longer (the driver's
+	// readTimeout): a connection whose server went silent (a half-open
+	// connection) is then lost and made anew instead of hanging its thread.
+	ReadTimeout time.Duration
+	// Compress asks for the protocol's zlib compression (--mysql-compression).
+	Compress bool
 	// AllowLocalInfile enables LOAD DATA LOCAL from registered readers only.
 	AllowLocalInfile bool
 	// MaxAllowedPacket, when non-zero, caps the driver's packet size.
@@ -136,6 +142,10 @@ func Open(o Options, maxConns int) (*Pool, error) {
 		cfg.Timeout = o.ConnectTimeout
 		if cfg.Timeout == 0 {
 			cfg.Timeout = 10 * time.Second
+		}
+		cfg.ReadTimeout = o.ReadTimeout
+		if err := cfg.Apply(mysql.EnableCompression(o.Compress)); err != nil {
+			return nil, err
 		}
 		cfg.AllowNativePasswords = true
 		cfg.AllowCleartextPasswords = tlsName != ""

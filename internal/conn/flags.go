@@ -23,6 +23,8 @@ type Flags struct {
 	sessionVars           []string
 	initSQL               []string
 	connectTimeout        float64
+	readTimeout           float64
+	compress              bool
 }
 
 // Register adds the options to fs; defaultDB and defaultUser are
@@ -47,6 +49,8 @@ func (f *Flags) Register(fs *pflag.FlagSet, defaultDB, defaultUser string) {
 	options.AddList(fs, &f.sessionVars, "mysql-session-vars", nil, "session variables for every connection, e.g. 'tidb_enable_1pc=1,autocommit=1'")
 	fs.StringArrayVar(&f.initSQL, "init-sql", nil, "statement to run on every new connection (repeatable)")
 	fs.Float64Var(&f.connectTimeout, "mysql-connect-timeout", 10, "seconds to wait for a connection")
+	fs.Float64Var(&f.readTimeout, "mysql-read-timeout", 0, "seconds a read from the server may wait before the connection counts as lost and is made anew (a half-open connection); 0: no limit")
+	options.AddBool(fs, &f.compress, "mysql-compression", false, "use the protocol's compression (zlib)")
 }
 
 // Options checks the parsed options and makes the connection options, the
@@ -58,7 +62,11 @@ func (f *Flags) Options(fs *pflag.FlagSet) (Options, error) {
 	}
 	co := Options{Hosts: f.hosts, Sockets: f.sockets, User: f.user, Password: pw, DB: f.DB,
 		SSL: f.ssl, SSLCA: f.sslCA, SSLCert: f.sslCert, SSLKey: f.sslKey,
-		SessionVars: f.sessionVars, InitSQL: f.initSQL, ConnectTimeout: time.Duration(f.connectTimeout * float64(time.Second))}
+		SessionVars: f.sessionVars, InitSQL: f.initSQL, ConnectTimeout: time.Duration(f.connectTimeout * float64(time.Second)),
+		ReadTimeout: time.Duration(f.readTimeout * float64(time.Second)), Compress: f.compress}
+	if f.readTimeout < 0 {
+		return co, fmt.Errorf("invalid --mysql-read-timeout=%g: seconds, 0 for no limit", f.readTimeout)
+	}
 	for _, p := range f.ports {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {

@@ -7,6 +7,7 @@ package events
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -125,7 +126,8 @@ func (e Event) Spec() string {
 	return b.String()
 }
 
-func secs(d time.Duration) string { return fmt.Sprintf("%gs", d.Seconds()) }
+// secs is d as Parse reads it back (never with an exponent).
+func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
 
 func shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"strconv"
 	"time"
@@ -40,6 +42,8 @@ type Run struct {
 	NetIO    string // --net-io
 	// StatementLatency times each statement the workload names.
 	StatementLatency bool
+	// Debug prints every client call (--mysql-debug).
+	Debug bool
 	// IntervalCounters reads the server's counters at every report interval.
 	IntervalCounters bool
 	// Events run during the run (--event).
@@ -66,7 +70,7 @@ func (p *Pipeline) Describe(co conn.Options, c *cells.Cell, threads int) (*Run, 
 	}
 	r := &Run{Workload: p.w, Spec: p.spec, Options: &p.ro, Cell: c, Threads: threads, Conn: co, Ignore: ignore,
 		Seed: p.ro.Seed, Output: p.f.output, NetIO: p.f.netIO, StatementLatency: p.f.stmtLatency,
-		IntervalCounters: p.f.intervalCounters}
+		IntervalCounters: p.f.intervalCounters, Debug: p.f.mysqlDebug}
 	if r.Seed == 0 {
 		r.Seed = time.Now().UnixNano()
 	}
@@ -147,6 +151,9 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if r.StatementLatency {
 		cfg.Clock = worker.NewClock()
 	}
+	if r.Debug {
+		cfg.Trace = newTrace(p.out, r.Conn)
+	}
 	rec := recorder{Run: wr, res: res, ops: ops, client: client, events: evs}
 	if r.IntervalCounters {
 		rec.counters = func() map[string]float64 { return ev.interval(ctx) }
@@ -168,7 +175,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		live.End(measure.Totals{}, nil, nil, nil)
 		// A failed run has no final report and no result:
 		// its figures would be compared as if it had run.
-		return nil, runner.Explain(err, r.Threads, r.Options.Rate, r.Conn.Password, r.Spec.QueueFull)
+		return nil, runner.Explain(err, r.Threads, r.Options.Rate, r.Conn.Password, r.Spec.QueueFull, r.Spec.InitTimeout)
 	}
 	h := client.end(p.f.limits())
 	res.ClientHealth = &h
@@ -431,7 +438,7 @@ func (p *Pipeline) runnerConfig(r *Run, s *session, watch func(*runner.Live)) ru
 	return runner.Config{Threads: r.Threads, Duration: ro.Time, Events: ro.Events, Rate: ro.Rate, QueueLength: r.Spec.RateQueue,
 		Warmup: ro.Warmup, ReportInterval: ro.ReportInterval, Checkpoints: ro.Checkpoints, Grace: ro.Grace, Ignore: r.Ignore,
 		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, Watch: watch, ConnRefresh: r.ConnRefresh, ReconnectEach: r.ReconnectEach,
-		RateSchedule: ro.RateSchedule, ThreadSchedule: r.ThreadSchedule}
+		RateSchedule: ro.RateSchedule, ThreadSchedule: r.ThreadSchedule, InitTimeout: ro.InitTimeout}
 }
 
 // watch starts the run's live metrics.
@@ -492,4 +499,19 @@ func (r recorder) Interval(iv measure.Interval) {
 	if r.counters != nil {
 		last.ServerCounters = r.counters()
 	}
+}
+
+// newTrace is --mysql-debug's trace of connections made with co, to w.
+func newTrace(w io.Writer, co conn.Options) *worker.Trace {
+	t := worker.NewTrace(w)
+	t.User, t.DB, t.Password = co.User, co.DB, co.Password != ""
+	if eps := co.Endpoints(); len(eps) > 0 {
+		if eps[0].Net == "unix" {
+			t.Host, t.Socket = "localhost", eps[0].Addr
+		} else if h, port, err := net.SplitHostPort(eps[0].Addr); err == nil {
+			t.Host = h
+			t.Port, _ = strconv.Atoi(port)
+		}
+	}
+	return t
 }

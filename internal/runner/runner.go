@@ -75,6 +75,11 @@ type Config struct {
 	// Clock, if set, times the named statements of the main threads over
 	// the measured window (Final.Statements).
 	Clock *worker.Clock
+	// InitTimeout, if set, ends the run when the threads that start at once
+	// have not all connected and made their workers within it.
+	InitTimeout time.Duration
+	// Trace, if set, prints every thread's calls (--mysql-debug).
+	Trace *worker.Trace
 	// ConnRefresh, when set, has each main thread close its connection and
 	// open another that often, between events (--conn-refresh); with
 	// ReconnectEach, after every event (--reconnect=event). Not faults:
@@ -157,7 +162,16 @@ func (e *FatalError) Unwrap() error { return e.Err }
 // queue in the workload's words (queueFull; the runner's when "") with what
 // to change, a server error not ignored with its number to add, and never
 // the password.
-func Explain(err error, threads int, rate float64, password, queueFull string) error {
+func Explain(err error, threads int, rate float64, password, queueFull, initTimeout string) error {
+	var ie *InitTimeoutError
+	if errors.As(err, &ie) {
+		secs := int(ie.After.Round(time.Second) / time.Second)
+		if initTimeout != "" {
+			return &workload.Message{Text: fmt.Sprintf(initTimeout, secs),
+				Hint: "oltpbench: check the server (its connections, max_connections), or raise --thread-init-timeout"}
+		}
+		return fmt.Errorf("%d threads did not connect within %v: check the server, or raise --thread-init-timeout", threads, ie.After)
+	}
 	if errors.Is(err, ErrQueueFull) {
 		hint := fmt.Sprintf("oltpbench: %d threads cannot keep up with --rate=%s: lower --rate or raise --threads", threads, strconv.FormatFloat(rate, 'f', -1, 64))
 		if queueFull == "" {
@@ -196,6 +210,9 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 		cfg.Measuring()
 	}
 	th := r.startThreads(runCtx, cancel)
+	if cfg.InitTimeout > 0 {
+		go r.watchInit(runCtx, cfg.InitTimeout, th.errs, cancel)
+	}
 	c := newClock(cfg, r.start)
 	defer c.stop()
 	interrupted := r.control(ctx, c, rep, live, th.main)
@@ -222,8 +239,20 @@ func newRun(cfg Config, cn Connector, newWorker Factory, reg *hist.Registry) *ru
 	if len(r.threads) > 0 {
 		r.threads[0].Sampler = cfg.Sampler
 	}
+	r.initDone = make(chan struct{})
+	want := cfg.Threads
+	if cfg.ThreadSchedule != nil {
+		want = int(workload.ScheduleAt(cfg.ThreadSchedule, 0))
+	}
+	r.initWant.Store(int64(want))
+	if want <= 0 {
+		close(r.initDone)
+	}
 	for _, t := range r.threads[:cfg.Threads] {
 		t.Clock = cfg.Clock
+	}
+	for _, t := range r.threads {
+		t.Trace = cfg.Trace
 	}
 	if cfg.Rate > 0 {
 		n := cfg.QueueLength
@@ -418,13 +447,17 @@ func (c *clock) stop() {
 }
 
 type run struct {
-	cfg           Config
-	cn            Connector
-	newWorker     Factory
-	reg           *hist.Registry
-	threads       []*worker.Thread
-	stats         []threadStats
-	running       atomic.Int64
+	cfg       Config
+	cn        Connector
+	newWorker Factory
+	reg       *hist.Registry
+	threads   []*worker.Thread
+	stats     []threadStats
+	running   atomic.Int64
+	// initWant counts down the threads that start at once until each has
+	// made its first worker; initDone closes then (--thread-init-timeout).
+	initWant      atomic.Int64
+	initDone      chan struct{}
 	busy          atomic.Int64
 	started       atomic.Int64 // events begun, for --events
 	stopCh        <-chan struct{}
@@ -645,6 +678,9 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 			if err != nil {
 				return err
 			}
+			if first && main && r.initWant.Add(-1) == 0 {
+				close(r.initDone)
+			}
 			last = w
 			if !first && !refreshed {
 				t.Add(measure.Reconnects, 1)
@@ -686,6 +722,28 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 		backoff = min(backoff*2, time.Second)
 	}
 	return nil
+}
+
+// InitTimeoutError is a run whose threads did not all connect (and make
+// their workers) within Config.InitTimeout.
+type InitTimeoutError struct{ After time.Duration }
+
+func (e *InitTimeoutError) Error() string {
+	return fmt.Sprintf("the threads did not start within %v", e.After)
+}
+
+// watchInit ends the run when the threads that start at once have not all
+// made their first worker within d.
+func (r *run) watchInit(ctx context.Context, d time.Duration, errs chan<- error, cancel context.CancelFunc) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.initDone:
+	case <-ctx.Done():
+	case <-t.C:
+		errs <- &InitTimeoutError{After: d}
+		cancel()
+	}
 }
 
 // errRefresh ends a connection's loop for a new connection: the thread's

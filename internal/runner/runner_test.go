@@ -378,7 +378,7 @@ func TestRateQueueLengthAndWords(t *testing.T) {
 		}
 		for words, want := range map[string]string{"": "oltpbench: " + ErrQueueFull.Error(), "FATAL: The event queue is full.": "FATAL: The event queue is full."} {
 			var m *workload.Message
-			if e := Explain(err, 1, 1000, "", words); !errors.As(e, &m) || m.Text != want || !strings.Contains(m.Hint, "--rate=1000") {
+			if e := Explain(err, 1, 1000, "", words, ""); !errors.As(e, &m) || m.Text != want || !strings.Contains(m.Hint, "--rate=1000") {
 				t.Errorf("Explain with %q: %v", words, e)
 			}
 		}

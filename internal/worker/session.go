@@ -35,6 +35,8 @@ type Session struct {
 	// TextFallbacks counts statements sent as text because the server
 	// refused to prepare more.
 	TextFallbacks int
+	trace         *Trace // the run's, when its calls are printed (--mysql-debug)
+	handle        uint64 // the connection's in the trace
 }
 
 // NewSession wraps dc; prepared selects server-side prepared statements.
@@ -44,6 +46,9 @@ func NewSession(dc driver.Conn, prepared bool, th *Thread) *Session {
 	s := &Session{dc: dc, prepared: prepared, dest: make([]driver.Value, 8), shared: map[string]*sharedStmt{}}
 	if th != nil {
 		s.sampler, s.clock, s.hint = th.Sampler, th.Clock, th.ID
+		if s.trace = th.Trace; s.trace != nil {
+			s.handle = s.trace.connect()
+		}
 	}
 	if s.clock != nil {
 		s.held, s.epoch = make([]timed, 0, batch), s.clock.epoch.Load()
@@ -53,8 +58,9 @@ func NewSession(dc driver.Conn, prepared bool, th *Thread) *Session {
 
 // sharedStmt is a server-side statement and how many Stmts use it.
 type sharedStmt struct {
-	ds   driver.Stmt
-	refs int
+	ds     driver.Stmt
+	refs   int
+	handle uint64 // in the trace
 }
 
 // Label is name's histogram in the run's clock; NoLabel when the run does
@@ -112,7 +118,8 @@ type Stmt struct {
 	cols  int             // columns of the last result set
 	// sampled: the session's sampler has this statement.
 	sampled bool
-	label   Label // its histogram in the run's clock
+	label   Label  // its histogram in the run's clock
+	handle  uint64 // its server-side statement's in the trace
 }
 
 // Counted is how sysbench counts the statement's last execution: a result
@@ -142,7 +149,7 @@ func (s *Session) PrepareNamed(name StmtName, query string) (*Stmt, error) {
 	if s.prepared {
 		if sh := s.shared[query]; sh != nil {
 			sh.refs++
-			st.ds = sh.ds
+			st.ds, st.handle = sh.ds, sh.handle
 		} else {
 			ds, err := s.dc.Prepare(query)
 			switch {
@@ -154,7 +161,10 @@ func (s *Session) PrepareNamed(name StmtName, query string) (*Stmt, error) {
 				return nil, err
 			default:
 				st.ds = ds
-				s.shared[query] = &sharedStmt{ds: ds, refs: 1}
+				if s.trace != nil {
+					st.handle = s.trace.prepare(s.handle, query, len(st.args))
+				}
+				s.shared[query] = &sharedStmt{ds: ds, refs: 1, handle: st.handle}
 			}
 		}
 	}
@@ -180,6 +190,9 @@ func (st *Stmt) Close() error {
 		return nil
 	}
 	delete(st.s.shared, st.query)
+	if st.s.trace != nil {
+		st.s.trace.stmtClose(sh.handle)
+	}
 	return sh.ds.Close()
 }
 
@@ -210,6 +223,7 @@ func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 		rows, err = st.s.textQuery(st)
 	}
 	if err != nil {
+		st.s.traceScan(st, 0, 0, err)
 		return 0, err
 	}
 	st.last = measure.Others
@@ -219,7 +233,19 @@ func (st *Stmt) Scan(fn func(row []driver.Value) error) (int, error) {
 	}
 	n, err := st.s.scan(rows, fn)
 	st.s.stop(st.label, t0, err)
+	st.s.traceScan(st, st.cols, n, err)
 	return n, err
+}
+
+// traceScan prints an executed statement's calls (--mysql-debug).
+func (s *Session) traceScan(st *Stmt, cols, rows int, err error) {
+	switch {
+	case s.trace == nil:
+	case st.ds != nil:
+		s.trace.stmtQuery(st.handle, rows, err)
+	default:
+		s.trace.textQuery(s.handle, s.render(st), cols, rows, err)
+	}
 }
 
 // Float sets argument i to a decimal value, sent as text so no binary
@@ -273,6 +299,13 @@ func (st *Stmt) Exec() error {
 	if err == nil {
 		st.last = countedExec(res)
 	}
+	if t := st.s.trace; t != nil && st.ds != nil { // textExec traced a text one
+		var n int64
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		t.stmtExec(st.handle, n, err)
+	}
 	return err
 }
 
@@ -307,11 +340,13 @@ func (s *Session) QueryRows(query string, fn func(row []driver.Value) error) (co
 		return 0, 0, errors.New("driver cannot run text queries")
 	}
 	rows, err := q.QueryContext(context.Background(), query, nil)
-	if err != nil {
-		return 0, 0, err
+	if err == nil {
+		cols = len(rows.Columns())
+		n, err = s.scan(rows, fn)
 	}
-	cols = len(rows.Columns())
-	n, err = s.scan(rows, fn)
+	if s.trace != nil {
+		s.trace.textQuery(s.handle, query, cols, n, err)
+	}
 	return cols, n, err
 }
 
@@ -328,17 +363,27 @@ func (s *Session) QueryText(query string) (int, error) {
 		return 0, errors.New("driver cannot run text queries")
 	}
 	rows, err := q.Query(query, nil)
-	if err != nil {
-		return 0, err
+	n, cols := 0, 0
+	if err == nil {
+		cols = len(rows.Columns())
+		n, err = s.scan(rows, nil)
 	}
-	return s.scan(rows, nil)
+	if s.trace != nil {
+		s.trace.textQuery(s.handle, query, cols, n, err)
+	}
+	return n, err
 }
 
 func (s *Session) textExec(query string) (driver.Result, error) {
-	if ex, ok := s.dc.(driver.ExecerContext); ok {
-		return ex.ExecContext(context.Background(), query, nil)
+	ex, ok := s.dc.(driver.ExecerContext)
+	if !ok {
+		return nil, errors.New("driver cannot run text statements")
 	}
-	return nil, errors.New("driver cannot run text statements")
+	res, err := ex.ExecContext(context.Background(), query, nil)
+	if s.trace != nil {
+		s.trace.textQuery(s.handle, query, 0, 0, err)
+	}
+	return res, err
 }
 
 func (s *Session) textQuery(st *Stmt) (driver.Rows, error) {

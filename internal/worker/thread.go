@@ -20,6 +20,8 @@ type Thread struct {
 	Sampler *Sampler
 	// Clock, when set, times the thread's named statements.
 	Clock *Clock
+	// Trace, when set, prints the thread's calls (--mysql-debug).
+	Trace *Trace
 	Ctr   [measure.NumCounters]atomic.Int64
 	_     [64]byte // counters of different threads on different cache lines
 }

@@ -26,6 +26,9 @@ type RunOptions struct {
 	Checkpoints    []time.Duration
 	Grace          time.Duration // 0: the runner's default
 	Seed           int64         // the run's seed; 0: the current time
+	// InitTimeout bounds the threads' start: connecting and preparing
+	// (sysbench's --thread-init-timeout); 0: no bound.
+	InitTimeout time.Duration
 	// DryRun runs every statement as a no-op on no server (sysbench's
 	// --mysql-dry-run): the client measured alone.
 	DryRun bool

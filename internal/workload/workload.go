@@ -62,6 +62,10 @@ type Spec struct {
 	// take the runner's.
 	RateQueue int
 	QueueFull string
+	// InitTimeout is the peer tool's words when the threads did not start
+	// within RunOptions.InitTimeout, with a %d for its seconds ("" for
+	// oltpbench's own).
+	InitTimeout string
 	// RangeKeys are the dataset figures (Dataset.Meta keys, flags with '-'
 	// for '_') that bound what a run reads (sysbench's tables and
 	// table_size, TPC-C's warehouses): a run on less than the dataset's is
