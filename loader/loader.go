@@ -486,6 +486,10 @@ func (j *job) load(ctx context.Context) error {
 	m.finish()
 	j.rep.Rows, j.rep.Bytes = m.rows.Load(), m.bytes.Load()
 	j.rep.Load = time.Since(t0)
+	if err != nil && ctx.Err() == nil {
+		// The units done are recorded: say how to finish, not start over.
+		err = fmt.Errorf("%w; the units loaded are kept: run the same command with --resume to finish", err)
+	}
 	return err
 }
 

@@ -33,18 +33,24 @@ dir="$PWD/.mariadb-test"
 s3dir="$PWD/.s3-test"
 promdir="$PWD/.prometheus-test"
 pgdir="${TMPDIR:-/tmp}/oltpbench-postgres-test" # outside the checkout: the server runs as the postgres user
+toxidir="$PWD/.toxiproxy-test"
 scripts/mariadb-stop.sh "$dir" --wipe
 scripts/s3-stop.sh "$s3dir" --wipe
 scripts/prometheus-stop.sh "$promdir" --wipe
 scripts/postgres-stop.sh "$pgdir" --wipe
+scripts/s3-stop.sh "$toxidir" --wipe
 scripts/mariadb-start.sh "$dir"
-trap 'scripts/mariadb-stop.sh "$dir" --wipe; scripts/s3-stop.sh "$s3dir" --wipe; scripts/prometheus-stop.sh "$promdir" --wipe; scripts/postgres-stop.sh "$pgdir" --wipe' EXIT
+trap 'scripts/mariadb-stop.sh "$dir" --wipe; scripts/s3-stop.sh "$s3dir" --wipe; scripts/prometheus-stop.sh "$promdir" --wipe; scripts/postgres-stop.sh "$pgdir" --wipe; scripts/s3-stop.sh "$toxidir" --wipe' EXIT
 scripts/s3-start.sh "$s3dir"
 scripts/prometheus-start.sh "$promdir"
 scripts/postgres-start.sh "$pgdir"
-set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; set +a
+scripts/toxiproxy-start.sh "$toxidir" # the network fault proxy between client and server
+set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; . "$toxidir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.
 go test -race -count=1 ./internal/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/compare ./loader
 go test -count=1 -timeout 20m ./...
+# Every fuzz target briefly (its seeds and corpus run in go test above too):
+# make fuzz runs them for 10 minutes each.
+FUZZTIME=${CI_FUZZTIME:-1s} FUZZ_JOBS=2 scripts/fuzz.sh
