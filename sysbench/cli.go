@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -350,3 +351,28 @@ func rewrite(args []string, stdout, stderr io.Writer) []string {
 var deprecated = []struct{ old, new, def string }{
 	{"num-threads", "threads", "1"}, {"max-requests", "events", "0"}, {"max-time", "time", "0"}, {"tx-rate", "rate", "0"},
 }
+
+// HelpOptionNames are the options of sysbench's --help (its pgsql driver's
+// left out), as sysbench spells them.
+func HelpOptionNames() []string {
+	var out []string
+	for _, s := range sysbenchHelp {
+		for _, o := range s.opts {
+			out = append(out, o.name)
+		}
+	}
+	return append(out, "pgsql-variant")
+}
+
+// TestOptionNames are the OLTP tests' own options, spelled with '-'.
+func TestOptionNames() []string {
+	var out []string
+	for _, o := range Decl(&Options{}) {
+		out = append(out, strings.ReplaceAll(o.Name, "_", "-"))
+	}
+	return out
+}
+
+// NoOpOptions are the options accepted that do nothing here (sysbench's own
+// no-ops, or nothing for them to act on in Go).
+func NoOpOptions() []string { return slices.Clone(compatOptions) }

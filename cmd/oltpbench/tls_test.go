@@ -68,6 +68,25 @@ func TestTLS(t *testing.T) {
 	if err != nil || strings.HasSuffix(strings.TrimSpace(string(out)), "\t0") {
 		t.Errorf("no TLS handshakes on the server: %s %v", out, err)
 	}
+	// --mysql-ssl-cipher: the suite the server agreed to on the script's
+	// connection is the one asked for.
+	script := filepath.Join(t.TempDir(), "cipher.lua")
+	os.WriteFile(script, []byte(`function prepare()
+  local con = sysbench.sql.driver():connect()
+  local row = con:query("SHOW SESSION STATUS LIKE 'Ssl_cipher'"):fetch_row()
+  print("cipher " .. row[2])
+end
+`), 0o644)
+	for _, c := range []string{"ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-CHACHA20-POLY1305"} {
+		r := with(script, "prepare", "--mysql-ssl", "--mysql-ssl-cipher="+c)
+		mustOK(t, r, c)
+		if !strings.Contains(r.stdout, "cipher "+c+"\n") {
+			t.Errorf("--mysql-ssl-cipher=%s: the server agreed to another\n%s", c, r.stdout)
+		}
+	}
+	if r := with("oltp_point_select", "run", "--time=1", "--mysql-ssl", "--mysql-ssl-cipher=NO-SUCH-CIPHER"); r.code == 0 || !strings.Contains(r.stderr, "--mysql-ssl-cipher") {
+		t.Errorf("an unknown cipher: exit %d %s", r.code, r.stderr)
+	}
 	// A CA that did not sign the server's certificate is refused, in one line.
 	r := with("oltp_point_select", "run", "--time=1", "--mysql-ssl=verify_ca", "--mysql-ssl-ca="+certs+"/other-ca.pem")
 	if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "certificate") {

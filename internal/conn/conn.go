@@ -37,6 +37,9 @@ type Options struct {
 	SSLCA   string
 	SSLCert string
 	SSLKey  string
+	// SSLCipher is --mysql-ssl-cipher: OpenSSL names of TLS 1.2 suites,
+	// ':'-separated ("" for Go's choice).
+	SSLCipher string
 
 	// SessionVars are "name=value" pairs set on every new connection.
 	SessionVars []string
@@ -360,6 +363,14 @@ func registerTLS(o *Options) (string, error) {
 		return "", fmt.Errorf("invalid --mysql-ssl=%s: use off, on, required, verify_ca or verify_identity", o.SSL)
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.SSLCipher != "" {
+		ids, err := cipherSuites(o.SSLCipher)
+		if err != nil {
+			return "", err
+		}
+		// Go chooses TLS 1.3's suites itself: a suite asked for is TLS 1.2's.
+		cfg.CipherSuites, cfg.MaxVersion = ids, tls.VersionTLS12
+	}
 	if o.SSLCA != "" {
 		pem, err := os.ReadFile(o.SSLCA)
 		if err != nil {
@@ -459,4 +470,42 @@ func (o Options) CommandEnv() []string {
 		env = append(env, "OLTPBENCH="+self)
 	}
 	return env
+}
+
+// opensslSuites are the TLS 1.2 suites Go has, by their OpenSSL names (the
+// names MySQL clients and sysbench's --mysql-ssl-cipher take).
+var opensslSuites = map[string]uint16{
+	"ECDHE-ECDSA-AES128-GCM-SHA256": tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	"ECDHE-RSA-AES128-GCM-SHA256":   tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	"ECDHE-ECDSA-AES256-GCM-SHA384": tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	"ECDHE-RSA-AES256-GCM-SHA384":   tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	"ECDHE-ECDSA-CHACHA20-POLY1305": tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	"ECDHE-RSA-CHACHA20-POLY1305":   tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+	"ECDHE-ECDSA-AES128-SHA":        tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
+	"ECDHE-RSA-AES128-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
+	"ECDHE-ECDSA-AES256-SHA":        tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
+	"ECDHE-RSA-AES256-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
+	"AES128-GCM-SHA256":             tls.TLS_RSA_WITH_AES_128_GCM_SHA256,
+	"AES256-GCM-SHA384":             tls.TLS_RSA_WITH_AES_256_GCM_SHA384,
+	"AES128-SHA":                    tls.TLS_RSA_WITH_AES_128_CBC_SHA,
+	"AES256-SHA":                    tls.TLS_RSA_WITH_AES_256_CBC_SHA,
+}
+
+// cipherSuites reads --mysql-ssl-cipher: OpenSSL names (or Go's, such as
+// TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256), separated by ':' or ','.
+func cipherSuites(spec string) ([]uint16, error) {
+	var ids []uint16
+	for _, n := range strings.FieldsFunc(spec, func(r rune) bool { return r == ':' || r == ',' }) {
+		id, ok := opensslSuites[strings.ToUpper(strings.TrimSpace(n))]
+		for _, cs := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+			if cs.Name == strings.TrimSpace(n) {
+				id, ok = cs.ID, true
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown cipher %q in --mysql-ssl-cipher: give TLS 1.2 suites by OpenSSL name, e.g. ECDHE-RSA-AES128-GCM-SHA256", n)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }

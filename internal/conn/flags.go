@@ -45,7 +45,7 @@ func (f *Flags) Register(fs *pflag.FlagSet, defaultDB, defaultUser string) {
 	fs.StringVar(&f.sslCA, "mysql-ssl-ca", "", "CA certificate (PEM) to verify the server")
 	fs.StringVar(&f.sslCert, "mysql-ssl-cert", "", "client certificate (PEM)")
 	fs.StringVar(&f.sslKey, "mysql-ssl-key", "", "client key (PEM)")
-	fs.StringVar(&f.sslCipher, "mysql-ssl-cipher", "", "accepted so that sysbench command lines parse; no effect: Go chooses the cipher")
+	fs.StringVar(&f.sslCipher, "mysql-ssl-cipher", "", "TLS 1.2 cipher suites by OpenSSL name, ':'-separated (e.g. ECDHE-RSA-AES128-GCM-SHA256)")
 	options.AddList(fs, &f.sessionVars, "mysql-session-vars", nil, "session variables for every connection, e.g. 'tidb_enable_1pc=1,autocommit=1'")
 	fs.StringArrayVar(&f.initSQL, "init-sql", nil, "statement to run on every new connection (repeatable)")
 	fs.Float64Var(&f.connectTimeout, "mysql-connect-timeout", 10, "seconds to wait for a connection")
@@ -61,7 +61,7 @@ func (f *Flags) Options(fs *pflag.FlagSet) (Options, error) {
 		return Options{}, err
 	}
 	co := Options{Hosts: f.hosts, Sockets: f.sockets, User: f.user, Password: pw, DB: f.DB,
-		SSL: f.ssl, SSLCA: f.sslCA, SSLCert: f.sslCert, SSLKey: f.sslKey,
+		SSL: f.ssl, SSLCA: f.sslCA, SSLCert: f.sslCert, SSLKey: f.sslKey, SSLCipher: f.sslCipher,
 		SessionVars: f.sessionVars, InitSQL: f.initSQL, ConnectTimeout: time.Duration(f.connectTimeout * float64(time.Second)),
 		ReadTimeout: time.Duration(f.readTimeout * float64(time.Second)), Compress: f.compress}
 	if f.readTimeout < 0 {
