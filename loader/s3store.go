@@ -38,7 +38,7 @@ var (
 	secretInURL = regexp.MustCompile(`(?i)([?&][a-z0-9_.-]*(?:key|secret|token|password|external-id)[a-z0-9_.-]*=)[^&\s'"]*`)
 	// A password before the host (scheme://user:password@host), which no
 	// storage URL here takes but a person may type.
-	passwordInURL = regexp.MustCompile(`(://[^/@\s:]*:)[^@/\s]*@`)
+	passwordInURL = regexp.MustCompile(`(://[^/@\s:]*:)[^/\s]*@`) // to the last @ of the host part
 )
 
 // RedactURL hides the credentials of any storage URL in s, so command lines

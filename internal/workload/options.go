@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -62,6 +63,9 @@ func ParseSeconds(s string) (time.Duration, error) {
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
 		if v < 0 {
 			return 0, fmt.Errorf("%q is negative", s)
+		}
+		if v*float64(time.Second) >= math.MaxInt64 || math.IsNaN(v) { // beyond a Duration (292 years)
+			return 0, fmt.Errorf("%q is more seconds than a run can last", s)
 		}
 		return time.Duration(v * float64(time.Second)), nil
 	}
