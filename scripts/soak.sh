@@ -13,6 +13,8 @@
 # commit was cut by a restart: in doubt).
 # Writes DIR/samples.csv (minute, client, rss_bytes, fds, goroutines) and
 # prints a summary. Usage: scripts/soak.sh [DIR]   (default: a temporary one)
+# SOAK_TABLE_SIZE, SOAK_WAREHOUSES and SOAK_SAMPLE_S (a "minute" in seconds)
+# shrink it for a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 min=${SOAK_MIN:-60}
@@ -20,7 +22,7 @@ every=${SOAK_RESTART_MIN:-10}
 sample=${SOAK_SAMPLE_S:-60}
 sb_threads=${SOAK_SB_THREADS:-64}
 tp_threads=${SOAK_TPCC_THREADS:-32}
-dir=${1:-$(mktemp -d /tmp/oltpbench-soak.XXXXXX)}
+dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/oltpbench-soak.XXXXXX")}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 bin=bin/oltpbench
@@ -39,7 +41,7 @@ freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0
 sql() { mariadb --no-defaults -uroot -h127.0.0.1 -P"$port" -N -B -e "$1"; }
 conn=(--mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root)
 
-tables=4 size=50000 wh=4
+tables=4 size=${SOAK_TABLE_SIZE:-50000} wh=${SOAK_WAREHOUSES:-4}
 echo "soak: $min min, restarts every $every min, server on port $port, files in $dir"
 sql "DROP DATABASE IF EXISTS soak_sb; CREATE DATABASE soak_sb; DROP DATABASE IF EXISTS soak_tpcc; CREATE DATABASE soak_tpcc"
 "$bin" sysbench oltp_read_write prepare --tables=$tables --table-size=$size --threads=2 "${conn[@]}" --mysql-db=soak_sb >"$dir/sb-prepare.log" 2>&1
@@ -47,12 +49,12 @@ sql "DROP DATABASE IF EXISTS soak_sb; CREATE DATABASE soak_sb; DROP DATABASE IF 
 orders0=$(sql "SELECT COUNT(*) FROM soak_tpcc.orders")
 
 sbport=$(freeport) tpport=$(freeport)
-"$bin" sysbench oltp_read_write run --tables=$tables --table-size=$size --threads="$sb_threads" --time=$((min * sample)) \
+"$bin" sysbench oltp_read_write run --tables=$tables --table-size=$size --threads="$sb_threads" --time=$(((min + 2) * sample)) \
   --report-interval=60 --mysql-ignore-errors=all --metrics-addr=127.0.0.1:$sbport --result-file="$dir/sb.json" \
   "${conn[@]}" --mysql-db=soak_sb >"$dir/sb.log" 2>&1 &
 pids+=($!)
 sbpid=$!
-"$bin" tpcc run --warehouses=$wh --threads="$tp_threads" --time=$((min * sample))s --report-interval=60s \
+"$bin" tpcc run --warehouses=$wh --threads="$tp_threads" --time=$(((min + 2) * sample))s --report-interval=60s \
   --metrics-addr=127.0.0.1:$tpport --result-file="$dir/tpcc.json" "${conn[@]}" --db=soak_tpcc >"$dir/tpcc.log" 2>&1 &
 pids+=($!)
 tppid=$!
@@ -89,7 +91,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 half = int(sys.argv[2])
 for client in ("sb", "tpcc"):
-    r = [x for x in rows if x["client"] == client and x["rss_bytes"]]
+    r = [x for x in rows if x["client"] == client and x["rss_bytes"] and x["fds"] and x["goroutines"]]
     last = [x for x in r if int(x["minute"]) > half]
     if len(last) < 3:
         print(f"{client} too-few-samples 0 0")
@@ -102,7 +104,9 @@ for client in ("sb", "tpcc"):
     print(f"{client} goroutines {min(g)} {max(g)} -")
 EOF
 )
-echo "$growth" | while read -r c k a b pct; do echo "soak: $c $k: $a -> $b ($pct%)"; done
+echo "$growth" | while read -r c k a b pct; do
+  if [ "$k" = goroutines ]; then echo "soak: $c goroutines: between $a and $b"; else echo "soak: $c $k: $a -> $b ($pct%)"; fi
+done
 if echo "$growth" | awk '$2 == "too-few-samples" || ($2 != "goroutines" && $5 > 5) { bad = 1 } END { exit !bad }'; then
   echo "soak: FAIL: a client's RSS or descriptors grew more than 5% over the last half (or too few samples)"
   fail=1

@@ -53,4 +53,4 @@ go test -race -count=1 ./internal/runner ./internal/worker ./internal/hist ./int
 go test -count=1 -timeout 20m ./...
 # Every fuzz target briefly (its seeds and corpus run in go test above too):
 # make fuzz runs them for 10 minutes each.
-FUZZTIME=${CI_FUZZTIME:-1s} FUZZ_JOBS=2 scripts/fuzz.sh
+FUZZ_JOBS=2 make fuzz FUZZTIME=${CI_FUZZTIME:-1s}

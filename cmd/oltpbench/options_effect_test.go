@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -112,5 +114,30 @@ func TestDebugHeader(t *testing.T) {
 	r := ob(t, nil, "sysbench", "oltp_read_write", "run", "--mysql-dry-run", "--time=1", "--debug", "--mysql-port=1")
 	if mustOK(t, r, "dry run"); !strings.Contains(r.stdout, "Number of threads: 1\nDebug mode enabled.\n\nInitializing") {
 		t.Errorf("--debug:\n%s", r.stdout)
+	}
+}
+
+// TestSoak runs make soak scaled down: two client processes through a
+// server restart, sampled, checked for growth and for events lost.
+func TestSoak(t *testing.T) {
+	needServer(t)
+	if testing.Short() {
+		t.Skip("a soak")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("make", "-C", "../..", "soak")
+	cmd.Env = append(os.Environ(), "SOAK_MIN=6", "SOAK_SAMPLE_S=4", "SOAK_RESTART_MIN=3", "SOAK_SB_THREADS=4", "SOAK_TPCC_THREADS=2",
+		"SOAK_TABLE_SIZE=5000", "SOAK_WAREHOUSES=1", "TMPDIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "soak: PASS") || strings.Count(string(out), "server restarted") != 1 {
+		t.Fatalf("make soak: %v\n%s", err, out)
+	}
+	samples, _ := filepath.Glob(filepath.Join(dir, "oltpbench-soak.*", "samples.csv"))
+	if len(samples) != 1 {
+		t.Fatalf("samples: %v", samples)
+	}
+	b, _ := os.ReadFile(samples[0])
+	if !regexp.MustCompile(`(?m)^6,sb,[1-9]\d+,[1-9]\d*,[1-9]\d*$`).Match(b) || !regexp.MustCompile(`(?m)^6,tpcc,[1-9]\d+,`).Match(b) {
+		t.Errorf("samples.csv:\n%s", b)
 	}
 }
