@@ -22,7 +22,7 @@ targets=$(grep -l '^func Fuzz' $(find . -name '*_test.go' -not -path './.*' -not
 [ -n "$targets" ] || { echo "fuzz: no target matches FUZZ_ONLY=$only" >&2; exit 2; }
 run() {
   local pkg=$1 t=$2 out
-  out="$log/$(echo "$pkg" | tr / _)-$t.log"
+  out="$log/$(echo "${pkg#./}" | tr / _)-$t.log"
   local start=$(date +%s)
   if go test -run '^$' -fuzz "^$t\$" -fuzztime "$fuzztime" -parallel "$workers" "$pkg" >"$out" 2>&1; then
     res=PASS
