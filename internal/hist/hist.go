@@ -203,7 +203,12 @@ func (r *Registry) Reset() { Reset(r) }
 // any is swapped, so that registries of one run (events, statements) start
 // their window together even when the caller is descheduled midway (a
 // Record meanwhile waits, and lands after); the slow clearing comes after.
-func Reset(rs ...*Registry) {
+func Reset(rs ...*Registry) { ResetAt(nil, rs...) }
+
+// ResetAt is Reset that calls mark (if not nil) while no sample can be
+// recorded in any of rs: what mark begins (a window's epoch) starts at the
+// same moment as the registries' new period.
+func ResetAt(mark func(), rs ...*Registry) {
 	var held []*stripe
 	for _, r := range rs {
 		if r == nil {
@@ -221,6 +226,9 @@ func Reset(rs ...*Registry) {
 	}
 	for _, s := range held {
 		s.cur, s.spare = s.spare, s.cur
+	}
+	if mark != nil {
+		mark()
 	}
 	for _, s := range held {
 		s.mu.Unlock()

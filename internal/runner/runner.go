@@ -344,8 +344,7 @@ func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live 
 		select {
 		case <-c.warm:
 			r.resetExtremes()
-			r.cfg.Clock.Fence()
-			hist.Reset(r.reg, r.cfg.Clock.Registry(), r.connects)
+			hist.ResetAt(r.cfg.Clock.Fence, r.reg, r.cfg.Clock.Registry(), r.connects)
 			r.refreshBase = r.refreshes.Load()
 			live.setBase(r.base)
 			last = r.base

@@ -71,16 +71,19 @@ const batch = 64
 
 // record records a session's batch, taken in the window epoch.
 func (c *Clock) record(hint int, b []timed, epoch uint64) {
-	if c.epoch.Load() != epoch {
-		return // the window it was taken in is over
-	}
 	for _, t := range b {
+		// Checked before each: a window begun while the batch is recorded
+		// takes none of the rest of it.
+		if c.epoch.Load() != epoch {
+			return // the window it was taken in is over
+		}
 		c.reg.Record(int(t.l), hint, t.us)
 	}
 }
 
 // Fence begins a window (the measured start): the latencies sessions still
-// hold from before it are dropped; call it before resetting the registry.
+// hold from before it are dropped. A run fences while it resets the
+// registries (hist.ResetAt), so that no event falls between the two.
 func (c *Clock) Fence() {
 	if c != nil {
 		c.epoch.Add(1)
@@ -88,10 +91,7 @@ func (c *Clock) Fence() {
 }
 
 // Reset drops what was recorded (the warm-up's end).
-func (c *Clock) Reset() {
-	c.Fence()
-	hist.Reset(c.Registry())
-}
+func (c *Clock) Reset() { hist.ResetAt(c.Fence, c.Registry()) }
 
 // Registry is the clock's histograms (nil for a nil clock), for a run to
 // reset them together with its events' (hist.Reset).
