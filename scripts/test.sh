@@ -50,7 +50,7 @@ export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.
 go test -race -count=1 ./internal/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/compare ./loader
-go test -count=1 -timeout 20m ./...
+go test -count=1 -timeout 25m ./...
 # Every fuzz target briefly (its seeds and corpus run in go test above too):
 # make fuzz runs them for 10 minutes each.
 FUZZ_JOBS=2 make fuzz FUZZTIME=${CI_FUZZTIME:-1s}

@@ -126,8 +126,8 @@ func TestSoak(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cmd := exec.Command("make", "-C", "../..", "soak")
-	cmd.Env = append(os.Environ(), "SOAK_MIN=6", "SOAK_SAMPLE_S=4", "SOAK_RESTART_MIN=3", "SOAK_SB_THREADS=4", "SOAK_TPCC_THREADS=2",
-		"SOAK_TABLE_SIZE=5000", "SOAK_WAREHOUSES=1", "TMPDIR="+dir)
+	cmd.Env = append(os.Environ(), "SOAK_MIN=6", "SOAK_SAMPLE_S=3", "SOAK_RESTART_MIN=3", "SOAK_SB_THREADS=4", "SOAK_TPCC_THREADS=2",
+		"SOAK_TABLE_SIZE=2000", "SOAK_WAREHOUSES=1", "TMPDIR="+dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "soak: PASS") || strings.Count(string(out), "server restarted") != 1 {
 		t.Fatalf("make soak: %v\n%s", err, out)

@@ -75,7 +75,8 @@ func TestToxiLatency(t *testing.T) {
 	}
 }
 
-// TestToxiResetPeer: connections reset (TCP RST) mid-run. Threads
+// TestToxiResetPeer (and the slicer, on the same dataset): connections
+// reset (TCP RST) mid-run. Threads
 // reconnect, the events are redone, and nothing is lost: TPC-C's checks
 // pass and the orders the server gained are the New-Orders committed; a
 // write test's rows are the writes counted.
@@ -85,6 +86,7 @@ func TestToxiResetPeer(t *testing.T) {
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
 	p, via := proxied(t, db)
 	via[len(via)-1] = "--db=" + db
+	slicer(t, db, p, via)
 	orders := func() (n int64) {
 		openDB(t, db).QueryRow("SELECT COUNT(*) FROM orders").Scan(&n)
 		return n
@@ -176,31 +178,6 @@ func TestToxiHalfOpen(t *testing.T) {
 	r := sb(t, db, "oltp_point_select", "run", "--mysql-read-timeout=-1", "--time=1")
 	if r.code == 0 || !strings.Contains(r.stderr, "--mysql-read-timeout") {
 		t.Errorf("--mysql-read-timeout=-1: exit %d %s", r.code, r.stderr)
-	}
-}
-
-// TestToxiSlicer: replies cut into packets of a few bytes. Results are the
-// same: TPC-C's checks print the same figures through the slicer as
-// directly, and a run's statements all succeed.
-func TestToxiSlicer(t *testing.T) {
-	db := "toxi_slicer"
-	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
-	direct := tp(t, db, "check", "--warehouses=1")
-	checksPass(t, direct, 11)
-	p, via := proxied(t, db)
-	via[len(via)-1] = "--db=" + db
-	p.Add(t, "slicer", "downstream", 1, toxiproxy.Attributes{"average_size": 7, "size_variation": 5, "delay": 0})
-	sliced := ob(t, nil, append([]string{"tpcc", "check", "--warehouses=1", "--progress=off"}, via...)...)
-	mustOK(t, sliced, "check through the slicer")
-	timing := regexp.MustCompile(`[\d.]+ ?m?s\b`)
-	if a, b := timing.ReplaceAllString(direct.stdout, "T"), timing.ReplaceAllString(sliced.stdout, "T"); a != b {
-		t.Errorf("check through the slicer differs:\n%s\n--- direct\n%s", b, a)
-	}
-	f := filepath.Join(t.TempDir(), "r.json")
-	mustOK(t, ob(t, nil, append([]string{"tpcc", "run", "--warehouses=1", "--threads=2", "--time=3s", "--result-file=" + f}, via...)...), "run")
-	if res := readResult(t, f); res.Totals["errors"] != 0 || res.Totals["events"] == 0 {
-		t.Errorf("through the slicer: totals %v", res.Totals)
 	}
 }
 
@@ -305,5 +282,27 @@ func TestToxiPlanCut(t *testing.T) {
 		if res := readResult(t, filepath.Join(dir, f)); res.Totals["events"] == 0 {
 			t.Errorf("%s: no events", f)
 		}
+	}
+}
+
+// slicer: replies cut into packets of a few bytes give the same results:
+// TPC-C's checks print the same figures through the slicer as directly, and
+// a run's statements all succeed.
+func slicer(t *testing.T, db string, p *toxitest.Proxy, via []string) {
+	t.Helper()
+	direct := tp(t, db, "check", "--warehouses=1")
+	checksPass(t, direct, 11)
+	tox := p.Add(t, "slicer", "downstream", 1, toxiproxy.Attributes{"average_size": 7, "size_variation": 5, "delay": 0})
+	defer p.Remove(t, tox)
+	sliced := ob(t, nil, append([]string{"tpcc", "check", "--warehouses=1", "--progress=off"}, via...)...)
+	mustOK(t, sliced, "check through the slicer")
+	timing := regexp.MustCompile(`[\d.]+ ?m?s\b`)
+	if a, b := timing.ReplaceAllString(direct.stdout, "T"), timing.ReplaceAllString(sliced.stdout, "T"); a != b {
+		t.Errorf("check through the slicer differs:\n%s\n--- direct\n%s", b, a)
+	}
+	f := filepath.Join(t.TempDir(), "r.json")
+	mustOK(t, ob(t, nil, append([]string{"tpcc", "run", "--warehouses=1", "--threads=2", "--time=2s", "--result-file=" + f}, via...)...), "run through the slicer")
+	if res := readResult(t, f); res.Totals["errors"] != 0 || res.Totals["events"] == 0 {
+		t.Errorf("through the slicer: totals %v", res.Totals)
 	}
 }
