@@ -282,7 +282,7 @@ func sbRun(dir string, args ...string) []string {
 
 var readmeRuns = map[string]readmeEntry{
 	"make demo":                           {skip: "run by .ci/run after make test (scripts/demo.sh starts a MariaDB of its own)"},
-	"make fuzz FUZZTIME=10m":              {skip: "run by scripts/test.sh (make test) with FUZZTIME=1s"},
+	"make fuzz FUZZTIME=10m":              {skip: "run by scripts/test.sh (make test) with FUZZTIME=1s on two targets"},
 	"make soak":                           {skip: "run by TestSoak, scaled down (SOAK_MIN and the sizes)"},
 	"make test":                           {skip: "the command .ci/run runs: these tests"},
 	"tiup tidb-lightning -d /data/sb ...": {skip: "TiDB Lightning's command: no TiDB here; the files it reads are the csv command's, checked by the loader's tests"},
