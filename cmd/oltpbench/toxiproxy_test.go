@@ -27,6 +27,30 @@ func proxied(t *testing.T, db string) (*toxitest.Proxy, []string) {
 	return p, []string{"--mysql-host=" + p.Host, "--mysql-port=" + strconv.Itoa(p.Port), "--mysql-user=root", "--mysql-db=" + db}
 }
 
+// toxic is a fault: Toxiproxy's type, the stream it acts on, the share of
+// connections and its attributes.
+type toxic struct {
+	typ, stream string
+	toxicity    float32
+	attrs       toxiproxy.Attributes
+}
+
+// during runs the binary with args, puts tx on proxy px from the interval
+// line from to the one until, and waits for the run to succeed; it returns
+// what the run printed.
+func during(t *testing.T, px *toxitest.Proxy, tx toxic, from, until string, args ...string) string {
+	t.Helper()
+	cmd, so, se := startBackground(t, args...)
+	waitFor(t, so, from)
+	name := px.Add(t, tx.typ, tx.stream, tx.toxicity, tx.attrs)
+	waitFor(t, so, until)
+	px.Remove(t, name)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run: %v\n%s\n%s", err, se, so)
+	}
+	return so.String()
+}
+
 func readResult(t *testing.T, f string) *result.Result {
 	t.Helper()
 	r, err := result.Read(f)
@@ -93,15 +117,9 @@ func TestToxiResetPeer(t *testing.T) {
 	}
 	before := orders()
 	f := filepath.Join(t.TempDir(), "tpcc.json")
-	cmd, so, se := startBackground(t, append([]string{"tpcc", "run", "--warehouses=1", "--threads=4", "--time=8s", "--report-interval=1s", "--result-file=" + f}, via...)...)
-	waitFor(t, so, "[   2s]")
 	// Half of the connections reset 300 ms after the toxic (new ones too).
-	tox := p.Add(t, "reset_peer", "downstream", 0.5, toxiproxy.Attributes{"timeout": 300})
-	waitFor(t, so, "[   5s]")
-	p.Remove(t, tox)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("run: %v\n%s\n%s", err, se, so)
-	}
+	resets := toxic{"reset_peer", "downstream", 0.5, toxiproxy.Attributes{"timeout": 300}}
+	so := during(t, p, resets, "[   2s]", "[   5s]", append([]string{"tpcc", "run", "--warehouses=1", "--threads=4", "--time=8s", "--report-interval=1s", "--result-file=" + f}, via...)...)
 	res := readResult(t, f)
 	reconnects := res.Totals["reconnects"]
 	committed := res.Op("new_order").Count
@@ -124,14 +142,7 @@ func TestToxiResetPeer(t *testing.T) {
 	mustOK(t, sb(t, sdb, "oltp_insert", "prepare", "--tables=1", "--table-size=100"), "prepare")
 	via[len(via)-1] = "--mysql-db=" + sdb
 	f = filepath.Join(t.TempDir(), "insert.json")
-	cmd, so, se = startBackground(t, append([]string{"sysbench", "oltp_insert", "run", "--tables=1", "--table-size=100", "--threads=4", "--time=6", "--report-interval=1", "--result-file=" + f}, via...)...)
-	waitFor(t, so, "[ 2s ]")
-	tox = p.Add(t, "reset_peer", "downstream", 0.5, toxiproxy.Attributes{"timeout": 300})
-	waitFor(t, so, "[ 4s ]")
-	p.Remove(t, tox)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("run: %v\n%s\n%s", err, se, so)
-	}
+	during(t, p, resets, "[ 2s ]", "[ 4s ]", append([]string{"sysbench", "oltp_insert", "run", "--tables=1", "--table-size=100", "--threads=4", "--time=6", "--report-interval=1", "--result-file=" + f}, via...)...)
 	res = readResult(t, f)
 	var rows int64
 	openDB(t, sdb).QueryRow("SELECT COUNT(*) FROM sbtest1").Scan(&rows)
@@ -153,15 +164,9 @@ func TestToxiHalfOpen(t *testing.T) {
 	p, via := proxied(t, db)
 	f := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
-	cmd, so, se := startBackground(t, append(append([]string{"sysbench", "oltp_point_select", "run", "--threads=2", "--time=10", "--report-interval=1",
+	silent := toxic{"timeout", "downstream", 1, toxiproxy.Attributes{"timeout": 0}}
+	so := during(t, p, silent, "[ 2s ]", "[ 4s ]", append(append([]string{"sysbench", "oltp_point_select", "run", "--threads=2", "--time=10", "--report-interval=1",
 		"--mysql-read-timeout=0.5", "--result-file=" + f}, size...), via...)...)
-	waitFor(t, so, "[ 2s ]")
-	tox := p.Add(t, "timeout", "downstream", 1, toxiproxy.Attributes{"timeout": 0})
-	waitFor(t, so, "[ 4s ]")
-	p.Remove(t, tox)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("run: %v\n%s\n%s", err, se, so)
-	}
 	if wall := time.Since(start); wall > 14*time.Second {
 		t.Errorf("the run took %v for --time=10", wall)
 	}
