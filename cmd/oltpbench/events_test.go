@@ -107,6 +107,10 @@ func TestEventAddIndex(t *testing.T) {
 // TestEventRestart: a command event that restarts the server (the test's
 // own server and scripts): the window during it counts the lost
 // connections by code, the threads reconnect, and throughput recovers.
+// The run is paced (--rate) well below what the machine does: unpaced,
+// "recovered" (back within 5% of before) measured the 2 cores' other load
+// as much as the restart (CI once: 79% of before for the 8 s after it, the
+// other packages' tests running).
 func TestEventRestart(t *testing.T) {
 	needServer(t)
 	scripts := os.Getenv("OLTPBENCH_TEST_SCRIPTS")
@@ -117,7 +121,7 @@ func TestEventRestart(t *testing.T) {
 	mustOK(t, ob(t, nil, append(append([]string{"sysbench", "oltp_common", "prepare"}, size...), conn...)...), "prepare")
 	restart := filepath.Join(scripts, "mariadb-stop.sh") + " " + srv + " && " + filepath.Join(scripts, "mariadb-start.sh") + " " + srv
 	f := filepath.Join(t.TempDir(), "r.json")
-	r := ob(t, nil, append(append([]string{"sysbench", "oltp_point_select", "run", "--threads=4", "--time=14", "--result-file=" + f,
+	r := ob(t, nil, append(append([]string{"sysbench", "oltp_point_select", "run", "--threads=4", "--time=14", "--rate=2000", "--result-file=" + f,
 		"--event=at=3s;name=restart;timeout=60s;command=" + restart}, size...), conn...)...)
 	mustOK(t, r, "run")
 	res, err := result.Read(f)

@@ -306,8 +306,8 @@ func build(vs []Version, describe Describe) []Table {
 				t.Warnings = append(t.Warnings, pairPrefix(labels, p, i)+fmt.Sprintf("%d threads: %s", row.Threads, d))
 			}
 			if d := result.StateDiff(row.Med[p], row.Med[i]); len(d) > 0 {
-				t.Warnings = append(t.Warnings, fmt.Sprintf("%d threads: %s's cell started on a dataset with %s than %s's (more than %.0f%% apart: reset the dataset between versions)",
-					row.Threads, labels[i], strings.Join(d, ", "), labels[p], 100*result.StateDrift))
+				t.Warnings = append(t.Warnings, fmt.Sprintf("%d threads: %s's cell started on a dataset with %s than %s's (more than %.0f%% apart, %.0f%% for the server's estimates: reset the dataset between versions)",
+					row.Threads, labels[i], strings.Join(d, ", "), labels[p], 100*result.StateDrift, 100*result.EstimateDrift))
 			}
 		}
 	}
