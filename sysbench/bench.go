@@ -49,8 +49,25 @@ func init() {
 		RateQueue:   131071,
 		InitTimeout: "FATAL: Worker threads failed to initialize within %d seconds!",
 		QueueFull:   "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate",
+		Messages:    messages,
 		New:         func() workload.Workload { return &suite{} },
 	})
+}
+
+// messages are sysbench's lines as its threads live: LOG_INFO (4) and
+// LOG_DEBUG (5, "DEBUG: "), and "Threads started!" once every thread has
+// run its thread_init.
+var messages = workload.RunMessages{
+	RateStarted:        workload.Said{Text: "DEBUG: Event generating thread started\n", Level: 5},
+	ReportsStarted:     workload.Said{Text: "DEBUG: Reporting thread started\n", Level: 5},
+	CheckpointsStarted: workload.Said{Text: "DEBUG: Checkpoints report thread started\n", Level: 5},
+	ThreadStarted:      workload.Said{Text: "DEBUG: Worker thread (#%d) started\n", Level: 5},
+	ThreadReady:        workload.Said{Text: "DEBUG: Worker thread (#%d) initialized\n", Level: 5},
+	AllReady:           workload.Said{Text: "Threads started!\n\n", Level: 3},
+	TimeLimit:          workload.Said{Text: "Time limit exceeded, exiting...\n", Level: 4},
+	EventLimit:         workload.Said{Text: "Event limit exceeded, exiting...\n", Level: 4},
+	Done:               workload.Said{Text: "Done.\n\n", Level: 4},
+	TraceLevel:         5,
 }
 
 // titles name the tests as the TiDB benchmark reports do; order is theirs.
@@ -108,6 +125,7 @@ type suite struct {
 	// of debug); validate is --validate: sysbench 1.0.20's OLTP tests
 	// check nothing more with it, they say it in the header.
 	debug, validate bool
+	dbDebug         bool // --db-debug
 
 	percentile  float64
 	percentiles []string
@@ -133,11 +151,10 @@ type kind interface {
 }
 
 // compatOptions parse so that sysbench command lines run; they change nothing here.
-// Each is sysbench's own no-op here or has nothing to act on in Go (see
-// the README's option table): thread-stack-size (goroutine stacks grow),
-// db-debug (sysbench prints nothing with it below --verbosity=5),
-// pgsql-variant (the pgsql driver's).
-var compatOptions = []string{"thread-stack-size", "db-debug", "pgsql-variant"}
+// Each has nothing to act on in Go (see the README's option table):
+// thread-stack-size (goroutine stacks grow), pgsql-variant (the pgsql
+// driver's).
+var compatOptions = []string{"thread-stack-size", "pgsql-variant"}
 
 func (s *suite) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	s.ro, s.fs = ro, fs
@@ -180,7 +197,8 @@ func (s *suite) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	options.AddBool(fs, &s.version, "version", false, "print version and exit")
 	options.AddBool(fs, &ro.DryRun, "mysql-dry-run", false, "Dry run, pretend that all MySQL client API calls are successful without executing them")
 	fs.IntVar(&s.verbosity, "verbosity", 3, "verbosity level {5 - debug, 0 - only critical messages}")
-	options.AddBool(fs, &s.debug, "debug", false, "print more debugging info (the header says so)")
+	options.AddBool(fs, &s.debug, "debug", false, "print more debugging info (the header says so; each thread's figures at --verbosity=5)")
+	options.AddBool(fs, &s.dbDebug, "db-debug", false, "print database-specific debug information (at --verbosity=5: sysbench 1.0.20's query timers, which it never starts)")
 	options.AddBool(fs, &s.validate, "validate", false, "perform validation checks where possible (sysbench 1.0.20's OLTP tests have none: the header says it)")
 	workload.SecondsVar(fs, &ro.InitTimeout, "thread-init-timeout", 30*time.Second, "seconds to wait for the worker threads to connect and prepare their statements")
 	for _, n := range compatOptions {
@@ -202,6 +220,20 @@ func (s *suite) Setup(st *workload.Setup) error {
 		command = "prepare"
 	}
 	return s.kind.setup(st, name, command)
+}
+
+// level is --verbosity as sysbench keeps it: a byte (-1 is 255, refused
+// by Front).
+func (s *suite) level() int { return s.verbosity & 0xff }
+
+// reportLevel is the verbosity at the report: 5 (LOG_DEBUG) under
+// --mysql-debug, which sysbench's driver sets when it starts (the run's
+// messages rise then too: Messages.TraceLevel).
+func (s *suite) reportLevel() int {
+	if f := s.fs.Lookup("mysql-debug"); f != nil && f.Value.String() == "on" {
+		return 5
+	}
+	return s.level()
 }
 
 // preparedStmts reads --db-ps-mode.
@@ -284,8 +316,17 @@ func (s *suite) tableSizes() map[string]string {
 
 func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 	sr := &suiteRun{c: c, rep: &Report{W: c.Out, HookW: c.Stdout, Percentile: s.percentile, Percentiles: s.pcts,
-		Histogram: s.histogram, Rate: c.Options.Rate > 0}, debug: s.debug, validate: s.validate}
+		Histogram: s.histogram, Rate: c.Options.Rate > 0, DebugBlocks: s.debugBlocks()}, debug: s.debug, validate: s.validate}
 	return s.kind.newRun(sr, c)
+}
+
+// debugBlocks are the final report's LOG_DEBUG blocks the options ask for
+// (none below --verbosity=5).
+func (s *suite) debugBlocks() DebugBlocks {
+	if s.reportLevel() < 5 {
+		return DebugBlocks{}
+	}
+	return DebugBlocks{DB: s.dbDebug, Threads: s.debug}
 }
 
 // suiteRun reports a run in sysbench's format: the run of a native test;

@@ -248,6 +248,10 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 	if th := fs.Lookup("threads"); th != nil && !threadsSpec.MatchString(th.Value.String()) {
 		return false, &workload.Message{Text: fmt.Sprintf("Invalid value for the 'threads' option: '%s'", th.Value.String())}
 	}
+	// sysbench keeps --verbosity in a byte: -1 is 255, 261 is 5.
+	if s.verbosity &= 0xff; s.verbosity > 5 {
+		return false, &workload.Message{Text: fmt.Sprintf("Invalid value for verbosity: %d", s.verbosity)}
+	}
 	if s.verbosity >= 3 {
 		PrintBanner(out, workload.Tool)
 	}

@@ -126,7 +126,7 @@ func (l *luaTest) setup(st *workload.Setup, name, command string) error {
 	if l.err != nil {
 		return l.err
 	}
-	st.Verbosity = l.verbosity // --db-driver: the script hears of it from sysbench.sql.driver()
+	st.Verbosity = l.level() // --db-driver: the script hears of it from sysbench.sql.driver()
 	if err := l.preparedStmts(); err != nil {
 		return err
 	}
@@ -210,8 +210,7 @@ func (l *luaTest) config(seed uint64, out io.Writer, threads int) (script.Config
 	if err != nil {
 		return script.Config{}, err
 	}
-	return script.Config{Opt: opt, Dists: dists, Seed: seed, Prepared: l.o.PreparedStmts, Ignore: ignore, Out: out, Driver: l.dbDriver,
-		Threads: threads}, nil
+	return script.Config{Opt: opt, Dists: dists, Seed: seed, Prepared: l.o.PreparedStmts, Ignore: ignore, Out: out, Driver: l.dbDriver}, nil
 }
 
 // scriptCommand runs a script's commands (prepare, cleanup, prewarm, its
@@ -286,7 +285,7 @@ func (l *luaTest) newRun(sr *suiteRun, c workload.RunConfig) (workload.Run, erro
 	if err != nil {
 		return nil, err
 	}
-	cfg.Dialer, cfg.Notice, cfg.Reports = c.Dialer, c.Out, sr.rep
+	cfg.Dialer, cfg.Notice, cfg.Reports, cfg.Log = c.Dialer, c.Out, sr.rep, c.Log
 	r, err := l.script.NewRun(cfg)
 	if err != nil {
 		return nil, err
@@ -302,7 +301,7 @@ type luaRun struct {
 	run *script.Run
 }
 
-func (r *luaRun) Header() { r.header(Header{StartedLater: true}) }
+func (r *luaRun) Header() { r.header(Header{}) }
 
 func (r *luaRun) Interval(iv measure.Interval) {
 	if !r.run.HasHook("report_intermediate") {

@@ -26,7 +26,7 @@ func (n *native) setup(st *workload.Setup, name, command string) error {
 	if n.test, err = Lookup(name, command); err != nil {
 		return err
 	}
-	st.Verbosity = n.verbosity
+	st.Verbosity = n.level()
 	if n.dbDriver != "mysql" {
 		return &workload.Message{Text: fmt.Sprintf("FATAL: invalid database driver name: '%s'", n.dbDriver),
 			Hint: "oltpbench: oltpbench speaks the MySQL protocol: --db-driver=mysql"}

@@ -33,9 +33,17 @@ type Report struct {
 	// Summary, if set, prints a test's own figures after the histogram and
 	// before the statistics, in the final and checkpoint reports (the cpu
 	// test's "CPU speed:").
-	Summary  func(w io.Writer, f *measure.Final)
-	jsonOpen bool // PrintJSON has opened its array
+	Summary func(w io.Writer, f *measure.Final)
+	// DebugBlocks are the LOG_DEBUG blocks of the final report.
+	DebugBlocks DebugBlocks
+	jsonOpen    bool // PrintJSON has opened its array
 }
+
+// DebugBlocks are what sysbench adds to its final report at
+// --verbosity=5: DB, --db-debug's query timers after the SQL statistics
+// (zeros: sysbench 1.0.20 never starts them), and Threads, --debug's
+// figures of each thread after the fairness.
+type DebugBlocks struct{ DB, Threads bool }
 
 // Header prints what sysbench prints before the threads start.
 type Header struct {
@@ -51,9 +59,6 @@ type Header struct {
 	Preamble string
 	// Debug and Validate are --debug and --validate, as sysbench says them.
 	Debug, Validate bool
-	// StartedLater leaves "Threads started!" to the script run, which says
-	// it once every thread's thread_init is done, as sysbench does.
-	StartedLater bool
 }
 
 // PrintBanner prints the first line, as every sysbench command does.
@@ -92,10 +97,9 @@ func PrintHeader(w io.Writer, h Header) {
 	} else {
 		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n", h.Seed)
 	}
+	// "Threads started!" follows once the threads are (the run's
+	// messages), after their DEBUG lines.
 	fmt.Fprintf(w, "\n\n%sInitializing worker threads...\n\n", h.Preamble)
-	if !h.StartedLater {
-		fmt.Fprintf(w, "Threads started!\n\n")
-	}
 }
 
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
@@ -229,6 +233,9 @@ func (r *Report) Final(f *measure.Final) {
 	ev := c.Get(measure.Events)
 	if !r.NoSQL {
 		printSQLStats(w, c, t)
+		if r.DebugBlocks.DB {
+			printDBTimers(w)
+		}
 	}
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "%-41s%.4fs\n", "    total time:", f.SinceStart.Seconds())
@@ -257,6 +264,36 @@ func (r *Report) Final(f *measure.Final) {
 	evAvg, evSd, tAvg, tSd := fairness(f.PerThread)
 	fmt.Fprintf(w, "%-35s%.4f/%3.2f\n", "    events (avg/stddev):", evAvg, evSd)
 	fmt.Fprintf(w, "%-35s%.4f/%3.2f\n", "    execution time (avg/stddev):", tAvg, tSd)
+	fmt.Fprintln(w)
+	if r.DebugBlocks.Threads {
+		printPerThread(w, f.PerThread)
+	}
+}
+
+// printDBTimers is --db-debug's block: sysbench 1.0.20 declares the
+// timers and prints them, but no query starts them.
+func printDBTimers(w io.Writer) {
+	fmt.Fprintf(w, "DEBUG: \n")
+	for _, what := range []string{"Query execution statistics:", "Results fetching statistics:"} {
+		fmt.Fprintf(w, "DEBUG: %s\n", what)
+		for _, k := range []string{"    min:", "    avg:", "    max:", "  total:"} {
+			fmt.Fprintf(w, "DEBUG: %-40s%.4fs\n", k, 0.0)
+		}
+	}
+}
+
+// printPerThread is --debug's block of each thread's figures.
+func printPerThread(w io.Writer, ts []measure.ThreadStat) {
+	fmt.Fprintf(w, "DEBUG: Verbose per-thread statistics:\n\n")
+	for i, t := range ts {
+		avg := 0.0
+		if t.Events > 0 {
+			avg = t.Busy.Seconds() / float64(t.Events)
+		}
+		fmt.Fprintf(w, "DEBUG:     thread #%3d: min: %.4fs  avg: %.4fs  max: %.4fs  events: %d\n", i,
+			float64(t.MinUs)/1e6, avg, float64(t.MaxUs)/1e6, t.Events)
+		fmt.Fprintf(w, "DEBUG:                  total time taken by event execution: %.4fs\n", t.Busy.Seconds())
+	}
 	fmt.Fprintln(w)
 }
 

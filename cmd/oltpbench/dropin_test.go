@@ -33,6 +33,7 @@ func ours(t *testing.T, args ...string) (string, int) {
 var (
 	versionSuffix = regexp.MustCompile(`\((using system LuaJIT [^)]*|oltpbench [^)]*)\)`)
 	numbers       = regexp.MustCompile(`\d+(\.\d+)?`)
+	addresses     = regexp.MustCompile(`0x[0-9a-f]+`) // --mysql-debug's handles
 	spaces        = regexp.MustCompile(` +`)
 )
 
@@ -40,6 +41,7 @@ var (
 // spaces (whose width follows the numbers) made equal.
 func masked(s string) []string {
 	s = versionSuffix.ReplaceAllString(s, "(VERSION)")
+	s = addresses.ReplaceAllString(s, "0xH")
 	s = numbers.ReplaceAllString(s, "N")
 	s = spaces.ReplaceAllString(s, " ")
 	return strings.Split(strings.TrimRight(s, "\n"), "\n")
@@ -135,6 +137,8 @@ func TestDropInErrors(t *testing.T) {
 		{"--skip_trx=5", "oltp_read_write", "run"},
 		{"--threads=x", "oltp_read_write", "run"},
 		{"oltp_read_write", "runn"},
+		{"--verbosity=6", "oltp_read_write", "run"},
+		{"--verbosity=-1", "oltp_read_write", "run"},
 	} {
 		sideBySide(t, strings.Join(c, " "), c...)
 	}
@@ -262,16 +266,58 @@ func TestDropInRun(t *testing.T) {
 		{"verbosity=1", []string{"oltp_read_write", "run", "--events=50", "--verbosity=1"}},
 		{"verbosity=0", []string{"oltp_point_select", "run", "--events=50", "--verbosity=0"}},
 		{"validate", []string{"oltp_point_select", "run", "--events=50", "--validate=on", "--report-checkpoints=5"}},
+		// sysbench's LOG_INFO lines, each thread's collapsed by its logger.
+		{"verbosity=4 events", []string{"oltp_read_write", "run", "--events=20", "--threads=2", "--verbosity=4"}},
+		{"verbosity=4 time", []string{"oltp_point_select", "run", "--time=1", "--threads=2", "--verbosity=4"}},
+		// LOG_DEBUG: the threads' lines (one thread: their order is a
+		// race in sysbench), --debug's and --db-debug's blocks.
+		{"verbosity=5", []string{"oltp_point_select", "run", "--events=10", "--verbosity=5", "--debug", "--db-debug"}},
+		{"verbosity=261", []string{"oltp_point_select", "run", "--events=10", "--verbosity=261"}},
+		{"script verbosity=5", []string{"/usr/share/sysbench/oltp_point_select.lua", "run", "--events=10", "--verbosity=5"}},
+		// The driver's trace, which sets LOG_DEBUG as it starts.
+		{"mysql-debug", []string{"oltp_point_select", "run", "--events=3", "--mysql-debug", "--db-debug"}},
+		{"mysql-debug text", []string{"oltp_read_write", "run", "--events=1", "--mysql-debug", "--db-ps-mode=disable"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, ca := realSysbench(t, append(c.args, conn(theirs)...)...)
 			b, cb := ours(t, append(c.args, conn(mine)...)...)
+			a, b = strings.ReplaceAll(a, theirs, "DB"), strings.ReplaceAll(b, mine, "DB")
 			if ca != cb {
 				t.Errorf("exit %d, sysbench %d\n%s", cb, ca, b)
 			}
 			sameLines(t, c.name, masked(a), masked(b))
 		})
 	}
+	// Helper threads and two workers at --verbosity=5: sysbench's DEBUG
+	// lines race each other, so they are compared as a set; then each
+	// thread stops at the time limit, counted by the logger, and Done.
+	t.Run("verbosity=5 helpers", func(t *testing.T) {
+		args := []string{"oltp_point_select", "run", "--threads=2", "--rate=50", "--report-interval=1", "--report-checkpoints=1",
+			"--time=2", "--verbosity=5"}
+		a, ca := realSysbench(t, append(args, conn(theirs)...)...)
+		b, cb := ours(t, append(args, conn(mine)...)...)
+		if ca != 0 || cb != 0 {
+			t.Fatalf("exit: sysbench %d, oltpbench %d\n%s", ca, cb, b)
+		}
+		// (sysbench's helper threads may even say so before its
+		// "Initializing worker threads...")
+		debug := func(out string) []string {
+			block, _, _ := strings.Cut(out, "Threads started!\n")
+			var l []string
+			for _, x := range masked(block) {
+				if strings.HasPrefix(x, "DEBUG: ") {
+					l = append(l, x)
+				}
+			}
+			sort.Strings(l)
+			return l
+		}
+		sameLines(t, "DEBUG lines, sorted", debug(a), debug(b))
+		end := "Time limit exceeded, exiting...\n(last message repeated 1 times)\nDone.\n\nSQL statistics:"
+		if !strings.Contains(a, end) || !strings.Contains(b, end) {
+			t.Errorf("the end: want %q\n--- sysbench\n%s\n--- oltpbench\n%s", end, a, b)
+		}
+	})
 	// The dry run needs no server: nothing listens on port 1.
 	t.Run("dry run", func(t *testing.T) {
 		args := []string{"oltp_read_write", "run", "--mysql-dry-run", "--report-interval=1", "--time=2", "--mysql-host=127.0.0.1", "--mysql-port=1"}

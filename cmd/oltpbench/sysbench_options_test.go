@@ -108,6 +108,7 @@ var probes = map[string]probe{
 	"events":            {opt: "--events=4"},
 	"rate":              {opt: "--rate=100000"},
 	"debug":             {opt: "--debug"},
+	"db-debug":          {opt: "--db-debug"},
 	"validate":          {opt: "--validate"},
 	"rand-type":         {opt: "--rand-type=uniform"},
 	"rand-spec-iter":    {opt: "--rand-spec-iter=3"},

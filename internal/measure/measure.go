@@ -85,8 +85,9 @@ type StmtHist struct {
 
 // ThreadStat feeds "Threads fairness".
 type ThreadStat struct {
-	Events int64
-	Busy   time.Duration
+	Events       int64
+	Busy         time.Duration
+	MinUs, MaxUs int64 // its events' latencies (0 when it had none)
 }
 
 // Reporter receives reports; calls come from one goroutine.

@@ -14,12 +14,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/metrics"
+	"github.com/oltpbench/oltpbench/internal/msglog"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -34,6 +36,11 @@ type Pipeline struct {
 	f    Flags
 	fs   *pflag.FlagSet
 	out  io.Writer // table lines, prewarm and cleanup lines: always
+	// log is out, with the messages a peer tool's logger counts when they
+	// repeat (its threads' lines, --mysql-debug's trace).
+	log *msglog.Log
+	// traced: --mysql-debug's trace has begun (RunMessages.TraceLevel).
+	traced atomic.Bool
 	// notice gets reports and banners (verbosity 3 and up), detail the
 	// loader's own lines when the workload prints table lines (4 and up).
 	notice, detail io.Writer
@@ -46,7 +53,7 @@ type Pipeline struct {
 // New binds a workload to fs; args are the command line after the
 // workload's name, for a workload whose options depend on them.
 func New(spec workload.Spec, fs *pflag.FlagSet, args []string) *Pipeline {
-	p := &Pipeline{spec: spec, w: spec.New(), fs: fs, out: io.Discard, warn: io.Discard}
+	p := &Pipeline{spec: spec, w: spec.New(), fs: fs, out: io.Discard, log: msglog.New(io.Discard), warn: io.Discard}
 	fs.SetNormalizeFunc(options.Normalize(spec.Aliases))
 	p.f.registerWorkload(fs, spec)
 	p.w.Flags(fs, &p.ro)
@@ -60,7 +67,8 @@ func New(spec workload.Spec, fs *pflag.FlagSet, args []string) *Pipeline {
 // Writes are whole lines from one goroutine at a time: a run's events
 // write beside its report.
 func (p *Pipeline) SetOutput(out, warn io.Writer) {
-	p.out, p.warn = &lockedWriter{w: out}, &lockedWriter{w: warn}
+	p.log = msglog.New(out)
+	p.out, p.warn = p.log, &lockedWriter{w: warn}
 }
 
 // lockedWriter serializes writes to w.

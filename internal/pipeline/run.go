@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/metrics"
+	"github.com/oltpbench/oltpbench/internal/msglog"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/runner"
 	"github.com/oltpbench/oltpbench/internal/worker"
@@ -126,7 +126,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		return nil, err
 	}
 	wr, err := p.w.NewRun(workload.RunConfig{Threads: r.Threads, Seed: uint64(r.Seed), Record: s.record, Options: r.Options,
-		Out: p.notice, Output: r.Output, Dialer: s.dialer, Stdout: p.out, Extra: r.Extra})
+		Out: p.notice, Output: r.Output, Dialer: s.dialer, Stdout: p.out, Log: p.log, Extra: r.Extra})
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +152,10 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		cfg.Clock = worker.NewClock()
 	}
 	if r.Debug {
-		cfg.Trace = newTrace(p.out, r.Conn)
+		cfg.Trace = newTrace(p.log, r.Conn)
+		cfg.Trace.Begins = func() { p.traced.Store(true) }
 	}
+	cfg.Lifecycle = p.threadSaid
 	rec := recorder{Run: wr, res: res, ops: ops, client: client, events: evs}
 	if r.IntervalCounters {
 		rec.counters = func() map[string]float64 { return ev.interval(ctx) }
@@ -166,6 +168,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		// schedule keeps them in its result without printing them.
 		cfg.ReportInterval, rec.quiet = eventInterval, true
 	}
+	p.helpersSaid(r)
 	fin, err := runner.Run(evs.runCtx(ctx), cfg, s.cn, wr.NewWorker, hist.NewRegistry(ops, 8), rec)
 	evs.finish(res)
 	if err == nil {
@@ -177,6 +180,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		// its figures would be compared as if it had run.
 		return nil, runner.Explain(err, r.Threads, r.Options.Rate, r.Conn.Password, r.Spec.QueueFull, r.Spec.InitTimeout)
 	}
+	p.say(p.spec.Messages.Done)
 	h := client.end(p.f.limits())
 	res.ClientHealth = &h
 	res.Evidence = ev.figures(ctx)
@@ -188,6 +192,50 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	}
 	p.clientBound(r, h)
 	return res, nil
+}
+
+// say prints m at its verbosity: the workload's, or its TraceLevel once
+// the trace has begun.
+func (p *Pipeline) say(m workload.Said, args ...any) {
+	level := p.verbosity
+	if p.traced.Load() {
+		level = max(level, p.spec.Messages.TraceLevel)
+	}
+	if m.Text != "" && level >= m.Level {
+		p.log.Printf(m.Text, args...)
+	}
+}
+
+// helpersSaid are the messages of the run's helpers starting.
+func (p *Pipeline) helpersSaid(r *Run) {
+	m := p.spec.Messages
+	if r.Options.Rate > 0 {
+		p.say(m.RateStarted)
+	}
+	if r.Options.ReportInterval > 0 {
+		p.say(m.ReportsStarted)
+	}
+	if len(r.Options.Checkpoints) > 0 {
+		p.say(m.CheckpointsStarted)
+	}
+}
+
+// threadSaid is the runner's Lifecycle: the workload's messages of its
+// threads.
+func (p *Pipeline) threadSaid(e runner.ThreadEvent, thread int) {
+	m := p.spec.Messages
+	switch e {
+	case runner.ThreadStarted:
+		p.say(m.ThreadStarted, thread)
+	case runner.ThreadReady:
+		p.say(m.ThreadReady, thread)
+	case runner.AllReady:
+		p.say(m.AllReady)
+	case runner.TimeLimit:
+		p.say(m.TimeLimit)
+	case runner.EventLimit:
+		p.say(m.EventLimit)
+	}
 }
 
 // evidenceWatch reads the server's evidence at the measured window's start
@@ -502,7 +550,7 @@ func (r recorder) Interval(iv measure.Interval) {
 }
 
 // newTrace is --mysql-debug's trace of connections made with co, to w.
-func newTrace(w io.Writer, co conn.Options) *worker.Trace {
+func newTrace(w *msglog.Log, co conn.Options) *worker.Trace {
 	t := worker.NewTrace(w)
 	t.User, t.DB, t.Password = co.User, co.DB, co.Password != ""
 	if eps := co.Endpoints(); len(eps) > 0 {

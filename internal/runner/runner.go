@@ -80,6 +80,9 @@ type Config struct {
 	InitTimeout time.Duration
 	// Trace, if set, prints every thread's calls (--mysql-debug).
 	Trace *worker.Trace
+	// Lifecycle, if set, hears of the main threads' lives as they happen
+	// (a workload's messages of them), until Run returns.
+	Lifecycle func(e ThreadEvent, thread int)
 	// ConnRefresh, when set, has each main thread close its connection and
 	// open another that often, between events (--conn-refresh); with
 	// ReconnectEach, after every event (--reconnect=event). Not faults:
@@ -93,6 +96,17 @@ type Config struct {
 	Extra     int
 	ExtraConn Connector
 }
+
+// ThreadEvent is a moment in a main thread's life.
+type ThreadEvent int
+
+const (
+	ThreadStarted ThreadEvent = iota // it starts, before it connects
+	ThreadReady                      // it has made its first worker
+	AllReady                         // every main thread that starts at once is ready (thread -1)
+	TimeLimit                        // it stops at the run's time limit
+	EventLimit                       // it stops at the run's event limit
+)
 
 // Live is a run in progress as a metrics scrape reads it: counters and
 // histograms since the measured start (0 during the warm-up), read from
@@ -222,7 +236,15 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	}
 	cancel()
 	th.wait(cfg.Grace)
+	r.quiet.Store(true) // a thread the grace left behind says nothing after the report
 	return r.final(interrupted, endAt, false), th.err()
+}
+
+// say tells Lifecycle of e, until Run returns.
+func (r *run) say(e ThreadEvent, thread int) {
+	if r.cfg.Lifecycle != nil && !r.quiet.Load() {
+		r.cfg.Lifecycle(e, thread)
+	}
 }
 
 // newRun makes the run's threads, their statistics and the --rate queue.
@@ -245,9 +267,6 @@ func newRun(cfg Config, cn Connector, newWorker Factory, reg *hist.Registry) *ru
 		want = int(workload.ScheduleAt(cfg.ThreadSchedule, 0))
 	}
 	r.initWant.Store(int64(want))
-	if want <= 0 {
-		close(r.initDone)
-	}
 	for _, t := range r.threads[:cfg.Threads] {
 		t.Clock = cfg.Clock
 	}
@@ -278,6 +297,9 @@ func (r *run) startThreads(ctx context.Context, cancel context.CancelFunc) start
 	st := started{main: make(chan struct{}), all: make(chan struct{}), errs: make(chan error, len(r.threads)+1)}
 	r.start = time.Now()
 	r.measuredStart, r.periodStart = r.start, r.start
+	if r.initWant.Load() <= 0 {
+		r.ready()
+	}
 	for _, t := range r.threads {
 		main := t.ID < r.cfg.Threads
 		wg.Add(1)
@@ -372,6 +394,7 @@ func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live 
 				iv, _ := r.interval(now, lastAt, last, time.Second)
 				rep.Interval(iv)
 			}
+			r.timeUp.Store(true)
 			return false
 		case <-done:
 			return false
@@ -457,6 +480,8 @@ type run struct {
 	// made its first worker; initDone closes then (--thread-init-timeout).
 	initWant      atomic.Int64
 	initDone      chan struct{}
+	timeUp        atomic.Bool // the run's time limit stopped it
+	quiet         atomic.Bool // Run has returned: Lifecycle hears no more
 	busy          atomic.Int64
 	started       atomic.Int64 // events begun, for --events
 	stopCh        <-chan struct{}
@@ -533,9 +558,12 @@ func (r *run) final(interrupted bool, end time.Time, checkpoint bool) *measure.F
 		st := &r.stats[i]
 		ev := events[i] - st.baseEvents
 		f.Counts[measure.Events] += ev
-		f.PerThread = append(f.PerThread, measure.ThreadStat{Events: ev, Busy: time.Duration(st.busyNs.Load())})
-		f.MinUs = min(f.MinUs, st.minUs.Load())
-		f.MaxUs = max(f.MaxUs, st.maxUs.Load())
+		ts := measure.ThreadStat{Events: ev, Busy: time.Duration(st.busyNs.Load()), MinUs: st.minUs.Load(), MaxUs: st.maxUs.Load()}
+		f.MinUs, f.MaxUs = min(f.MinUs, ts.MinUs), max(f.MaxUs, ts.MaxUs)
+		if ts.MinUs == math.MaxInt64 {
+			ts.MinUs = 0
+		}
+		f.PerThread = append(f.PerThread, ts)
 		f.SumUs += st.sumUs.Load()
 		if checkpoint {
 			st.minUs.Store(math.MaxInt64)
@@ -657,6 +685,7 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 		if e, ok := last.(worker.Ender); ok {
 			e.End()
 		}
+		t.EndTrace()
 	}()
 	cn := r.cn
 	main := t.ID < r.cfg.Threads
@@ -666,6 +695,9 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 	refreshed := false // the connection was closed on purpose (--conn-refresh), not lost
 	if !r.await(t) {
 		return nil
+	}
+	if main {
+		r.say(ThreadStarted, t.ID)
 	}
 	for !r.stopped() {
 		t0 := time.Now()
@@ -677,8 +709,11 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 			if err != nil {
 				return err
 			}
-			if first && main && r.initWant.Add(-1) == 0 {
-				close(r.initDone)
+			if first && main {
+				r.say(ThreadReady, t.ID)
+				if r.initWant.Add(-1) == 0 {
+					r.ready()
+				}
 			}
 			last = w
 			if !first && !refreshed {
@@ -723,6 +758,12 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 	return nil
 }
 
+// ready closes initDone: the threads that start at once are all ready.
+func (r *run) ready() {
+	close(r.initDone)
+	r.say(AllReady, -1)
+}
+
 // InitTimeoutError is a run whose threads did not all connect (and make
 // their workers) within Config.InitTimeout.
 type InitTimeoutError struct{ After time.Duration }
@@ -760,7 +801,7 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 	}
 	for {
 		if r.stopped() || !r.await(t) {
-			return nil
+			return r.stop(t)
 		}
 		var scheduled time.Time
 		paced := r.queue != nil && main
@@ -769,14 +810,15 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 			case ns := <-r.queue:
 				scheduled = time.Unix(0, ns)
 			case <-r.stopCh:
-				return nil
+				return r.stop(t)
 			}
 		}
 		if wt, ok := w.(worker.Waiter); ok && !wt.Wait(r.stopCh) {
-			return nil
+			return r.stop(t)
 		}
 		counted := r.cfg.Events > 0 && main
 		if counted && r.started.Add(1) > r.cfg.Events {
+			r.say(EventLimit, t.ID)
 			return nil
 		}
 		// busy feeds the open-loop report only: one counter shared by all
@@ -825,7 +867,7 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 			}
 			if r.stopped() {
 				r.idle(track)
-				return nil
+				return r.stop(t)
 			}
 		}
 		end := time.Now()
@@ -851,6 +893,15 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 			return errRefresh
 		}
 	}
+}
+
+// stop ends t's loop because the run stopped; a main thread says so when
+// the time limit stopped it.
+func (r *run) stop(t *worker.Thread) error {
+	if t.ID < r.cfg.Threads && r.timeUp.Load() {
+		r.say(TimeLimit, t.ID)
+	}
+	return nil
 }
 
 // lose notes that t's connection was lost: counted now for the windows,

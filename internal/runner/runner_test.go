@@ -5,6 +5,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -648,5 +650,76 @@ func TestErrorsAsTheyHappened(t *testing.T) {
 	e.add(0, errors.New("deadlock"), measure.Ignored)
 	if got := e.asTheyHappened(); len(got) != 2 || len(e.sinceStart()) != 2 {
 		t.Errorf("windows %v, breakdown %v", got, e.sinceStart())
+	}
+}
+
+// TestLifecycle: each main thread is heard of as it starts, is ready and
+// stops at the limit that stopped it; every thread ready once, after the
+// last; extra threads and a thread the run stopped otherwise are not, and
+// nothing is heard after Run returns.
+func TestLifecycle(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		limit ThreadEvent
+	}{
+		{"time", Config{Threads: 3, Duration: 200 * time.Millisecond, Extra: 1}, TimeLimit},
+		{"events", Config{Threads: 3, Events: 500, Extra: 1}, EventLimit},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var heard []string
+			ready := 0
+			c.cfg.Lifecycle = func(e ThreadEvent, th int) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch e {
+				case ThreadReady:
+					ready++
+				case AllReady:
+					if ready != c.cfg.Threads {
+						t.Errorf("all ready after %d of %d", ready, c.cfg.Threads)
+					}
+				}
+				heard = append(heard, fmt.Sprint(e, " ", th))
+			}
+			var rolled, closed atomic.Int64
+			ev := func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }
+			if _, err := Run(context.Background(), c.cfg, &fakeConnector{}, factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 4), &nopReporter{}); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			got := slices.Clone(heard)
+			mu.Unlock()
+			sort.Strings(got)
+			var want []string
+			for th := 0; th < c.cfg.Threads; th++ {
+				for _, e := range []ThreadEvent{ThreadStarted, ThreadReady, c.limit} {
+					want = append(want, fmt.Sprint(e, " ", th))
+				}
+			}
+			want = append(want, fmt.Sprint(AllReady, " ", -1))
+			sort.Strings(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("heard %v, want %v", got, want)
+			}
+		})
+	}
+	// Interrupted (Ctrl-C): no limit stopped the threads.
+	ctx, cancel := context.WithCancel(context.Background())
+	var limits atomic.Int64
+	cfg := Config{Threads: 2, Duration: time.Minute, Lifecycle: func(e ThreadEvent, _ int) {
+		if e == TimeLimit || e == EventLimit {
+			limits.Add(1)
+		}
+	}}
+	var rolled, closed atomic.Int64
+	ev := func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := Run(ctx, cfg, &fakeConnector{}, factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 4), &nopReporter{}); err != nil {
+		t.Fatal(err)
+	}
+	if limits.Load() != 0 {
+		t.Errorf("an interrupted run's threads stopped at a limit %d times", limits.Load())
 	}
 }

@@ -47,6 +47,10 @@ func NewSession(dc driver.Conn, prepared bool, th *Thread) *Session {
 	if th != nil {
 		s.sampler, s.clock, s.hint = th.Sampler, th.Clock, th.ID
 		if s.trace = th.Trace; s.trace != nil {
+			if !th.traced {
+				th.traced = true
+				s.trace.threadInit()
+			}
 			s.handle = s.trace.connect()
 		}
 	}
@@ -191,7 +195,7 @@ func (st *Stmt) Close() error {
 	}
 	delete(st.s.shared, st.query)
 	if st.s.trace != nil {
-		st.s.trace.stmtClose(sh.handle)
+		st.s.trace.stmtClose(st.s.handle, sh.handle)
 	}
 	return sh.ds.Close()
 }
@@ -242,7 +246,7 @@ func (s *Session) traceScan(st *Stmt, cols, rows int, err error) {
 	switch {
 	case s.trace == nil:
 	case st.ds != nil:
-		s.trace.stmtQuery(st.handle, rows, err)
+		s.trace.stmtQuery(s.handle, st.handle, rows, err)
 	default:
 		s.trace.textQuery(s.handle, s.render(st), cols, rows, err)
 	}
@@ -304,7 +308,7 @@ func (st *Stmt) Exec() error {
 		if err == nil {
 			n, _ = res.RowsAffected()
 		}
-		t.stmtExec(st.handle, n, err)
+		t.stmtExec(st.s.handle, st.handle, n, err)
 	}
 	return err
 }
@@ -470,7 +474,13 @@ func (s *Session) scan(rows driver.Rows, fn func(row []driver.Value) error) (int
 func (s *Session) Close() error {
 	s.Flush()
 	for _, sh := range s.shared {
+		if s.trace != nil && sh.handle != 0 {
+			s.trace.stmtClose(s.handle, sh.handle)
+		}
 		sh.ds.Close()
+	}
+	if s.trace != nil {
+		s.trace.close(s.handle)
 	}
 	clear(s.shared)
 	for _, st := range s.stmts {

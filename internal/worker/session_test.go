@@ -1,9 +1,13 @@
 package worker
 
 import (
+	"regexp"
+	"strings"
+
 	"context"
 	"database/sql/driver"
 	"errors"
+	"github.com/oltpbench/oltpbench/internal/msglog"
 	"io"
 	"testing"
 )
@@ -171,5 +175,76 @@ func TestSessionSharesServerStatements(t *testing.T) {
 	c.Close() // after the session: nothing more to close
 	if dc.closed != 3 {
 		t.Fatalf("%d closed", dc.closed)
+	}
+}
+
+// TestTrace: --mysql-debug's lines in the C client's order: the library
+// and the thread before the first connection only, a statement's result
+// freed at the connection's next call (or its close), statements closed
+// before their connection, the thread's end last; a thread's lines of
+// one kind in a row counted by the log.
+func TestTrace(t *testing.T) {
+	var b strings.Builder
+	tr := NewTrace(msglog.New(&b))
+	tr.Host, tr.User, tr.DB, tr.Port = "h", "u", "d", 1
+	th := &Thread{Trace: tr}
+	s := NewSession(&fakeConn{}, true, th)
+	sel, _ := s.Prepare("SELECT c FROM t WHERE id=?")
+	upd, _ := s.Prepare("UPDATE t SET k=k+1")
+	sel.Int(0, 1)
+	sel.Query()
+	upd.Exec()
+	sel.Query()
+	s.Close()
+	s = NewSession(&fakeConn{}, true, th) // a reconnect: no thread_init again
+	s.Close()
+	th.EndTrace()
+	tr.ThreadEnd() // another thread's end, the same line
+	tr.log.Flush()
+	want := `DEBUG: mysql_library_init(0, (nil), (nil))
+DEBUG: mysql_thread_init() = 0
+DEBUG: mysql_init(C)
+DEBUG: mysql_real_connect(C, "h", "u", "(null)", "d", 1, "(null)", CLIENT_MULTI_STATEMENTS)
+DEBUG: mysql_stmt_init(C) = S
+DEBUG: mysql_stmt_prepare(S, "SELECT c FROM t WHERE id=?", 26) = S
+DEBUG: mysql_stmt_param_count(S) = 1
+DEBUG: mysql_stmt_bind_param(S, B) = 0
+DEBUG: mysql_stmt_init(C) = U
+DEBUG: mysql_stmt_prepare(U, "UPDATE t SET k=k+1", 18) = U
+DEBUG: mysql_stmt_execute(S) = 0
+DEBUG: mysql_stmt_store_result(S) = 0
+DEBUG: mysql_stmt_num_rows(S) = 3
+DEBUG: mysql_stmt_free_result(S)
+DEBUG: mysql_stmt_execute(U) = 0
+DEBUG: mysql_stmt_affected_rows(U) = 1
+DEBUG: mysql_stmt_execute(S) = 0
+DEBUG: mysql_stmt_store_result(S) = 0
+DEBUG: mysql_stmt_num_rows(S) = 3
+DEBUG: mysql_stmt_free_result(S)
+DEBUG: mysql_stmt_close(X) = 0
+DEBUG: mysql_stmt_close(X) = 0
+DEBUG: mysql_close(C)
+DEBUG: mysql_init(D)
+DEBUG: mysql_real_connect(D, "h", "u", "(null)", "d", 1, "(null)", CLIENT_MULTI_STATEMENTS)
+DEBUG: mysql_close(D)
+DEBUG: mysql_thread_end()
+(last message repeated 1 times)
+`
+	got := b.String()
+	// Handles are addresses made up per run: name them by their role.
+	for _, r := range []struct{ re, as string }{
+		{`mysql_init\((0x[0-9a-f]+)\)`, "C"}, {`mysql_stmt_prepare\((0x[0-9a-f]+), "SELECT`, "S"},
+		{`mysql_stmt_prepare\((0x[0-9a-f]+), "UPDATE`, "U"}, {`mysql_stmt_bind_param\([^,]+, (0x[0-9a-f]+)\)`, "B"},
+	} {
+		if m := regexp.MustCompile(r.re).FindStringSubmatch(got); m != nil {
+			got = strings.ReplaceAll(got, m[1], r.as)
+		}
+	}
+	if m := regexp.MustCompile(`mysql_init\((0x[0-9a-f]+)\)`).FindStringSubmatch(got); m != nil {
+		got = strings.ReplaceAll(got, m[1], "D")
+	}
+	got = regexp.MustCompile(`mysql_stmt_close\([SU]\)`).ReplaceAllString(got, "mysql_stmt_close(X)") // map order
+	if got != want {
+		t.Errorf("trace:\n%s\nwant:\n%s", got, want)
 	}
 }

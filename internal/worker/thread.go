@@ -21,9 +21,10 @@ type Thread struct {
 	// Clock, when set, times the thread's named statements.
 	Clock *Clock
 	// Trace, when set, prints the thread's calls (--mysql-debug).
-	Trace *Trace
-	Ctr   [measure.NumCounters]atomic.Int64
-	_     [64]byte // counters of different threads on different cache lines
+	Trace  *Trace
+	traced bool // its first connection was traced
+	Ctr    [measure.NumCounters]atomic.Int64
+	_      [64]byte // counters of different threads on different cache lines
 }
 
 // Add counts n statements (or events) of kind c.
@@ -59,4 +60,11 @@ var ErrCounted = errors.New("the event failed and was counted")
 // Close (a sysbench script's thread_done).
 type Ender interface {
 	End()
+}
+
+// EndTrace prints the thread's last traced call, once it has connected.
+func (t *Thread) EndTrace() {
+	if t.Trace != nil && t.traced {
+		t.Trace.ThreadEnd()
+	}
 }

@@ -1,10 +1,10 @@
 package worker
 
 import (
-	"fmt"
-	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/oltpbench/oltpbench/internal/msglog"
 )
 
 // Trace prints what sessions do as the MySQL C client's calls, one
@@ -15,8 +15,14 @@ import (
 // told apart; the password is never printed.
 type Trace struct {
 	mu   sync.Mutex
-	w    io.Writer
+	log  *msglog.Log
 	next atomic.Uint64
+	lib  sync.Once
+	// unfreed is each connection's statement whose result is freed at the
+	// connection's next call, as the C client's caller frees it.
+	unfreed map[uint64]uint64
+	// Begins, if set, is called before the trace's first line.
+	Begins func()
 	// Connect is the connection as mysql_real_connect's arguments show it:
 	// host, user, database, port and socket.
 	Host, User, DB, Socket string
@@ -24,8 +30,9 @@ type Trace struct {
 	Password               bool // whether there is one (printed as ****)
 }
 
-// NewTrace prints to w.
-func NewTrace(w io.Writer) *Trace { return &Trace{w: w} }
+// NewTrace prints to log, each line a message (its repeats counted, as
+// the C client's caller's logger does).
+func NewTrace(log *msglog.Log) *Trace { return &Trace{log: log, unfreed: map[uint64]uint64{}} }
 
 // handle is a new made-up address.
 func (t *Trace) handle() uint64 { return 0x7f0000010000 + t.next.Add(1)*0x2410 }
@@ -33,11 +40,52 @@ func (t *Trace) handle() uint64 { return 0x7f0000010000 + t.next.Add(1)*0x2410 }
 func (t *Trace) printf(format string, args ...any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(t.w, "DEBUG: "+format+"\n", args...)
+	t.print(format, args...)
+}
+
+func (t *Trace) print(format string, args ...any) {
+	t.log.Printf("DEBUG: "+format+"\n", args...)
+}
+
+// free prints the free of conn's last statement result, if one is due,
+// before conn's next call.
+func (t *Trace) free(conn uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h, ok := t.unfreed[conn]; ok {
+		delete(t.unfreed, conn)
+		t.print("mysql_stmt_free_result(%#x)", h)
+	}
+}
+
+// begin is the trace's first line, the client library's start.
+func (t *Trace) begin() {
+	t.lib.Do(func() {
+		if t.Begins != nil {
+			t.Begins()
+		}
+		t.printf("mysql_library_init(0, (nil), (nil))")
+	})
+}
+
+// threadInit is a thread's first line, before its first connection.
+func (t *Trace) threadInit() {
+	t.begin()
+	t.printf("mysql_thread_init() = 0")
+}
+
+// ThreadEnd is a thread's last line, after its connection's.
+func (t *Trace) ThreadEnd() { t.printf("mysql_thread_end()") }
+
+// close is a closed connection's line, after its statements'.
+func (t *Trace) close(conn uint64) {
+	t.free(conn)
+	t.printf("mysql_close(%#x)", conn)
 }
 
 // connect is a new connection's lines; it returns its handle.
 func (t *Trace) connect() uint64 {
+	t.begin()
 	h := t.handle()
 	pw, sock := "(null)", "(null)"
 	if t.Password {
@@ -53,6 +101,7 @@ func (t *Trace) connect() uint64 {
 
 // prepare is a server-side statement's lines; it returns its handle.
 func (t *Trace) prepare(conn uint64, query string, params int) uint64 {
+	t.free(conn)
 	h := t.handle()
 	t.printf("mysql_stmt_init(%#x) = %#x", conn, h)
 	t.printf("mysql_stmt_prepare(%#x, \"%s\", %d) = %#x", h, query, len(query), h)
@@ -71,20 +120,25 @@ func rc(err error) int {
 	return 0
 }
 
-// stmtQuery is an executed statement's lines that returned rows (rows < 0:
-// it failed).
-func (t *Trace) stmtQuery(h uint64, rows int, err error) {
+// stmtQuery is the lines of statement h, executed on conn, that returned
+// rows; the result's free waits for conn's next call.
+func (t *Trace) stmtQuery(conn, h uint64, rows int, err error) {
+	t.free(conn)
 	t.printf("mysql_stmt_execute(%#x) = %d", h, rc(err))
 	if err != nil {
 		return
 	}
 	t.printf("mysql_stmt_store_result(%#x) = 0", h)
 	t.printf("mysql_stmt_num_rows(%#x) = %d", h, rows)
-	t.printf("mysql_stmt_free_result(%#x)", h)
+	t.mu.Lock()
+	t.unfreed[conn] = h
+	t.mu.Unlock()
 }
 
-// stmtExec is an executed statement's lines that returned no rows.
-func (t *Trace) stmtExec(h uint64, affected int64, err error) {
+// stmtExec is the lines of statement h, executed on conn, that returned
+// no rows.
+func (t *Trace) stmtExec(conn, h uint64, affected int64, err error) {
+	t.free(conn)
 	t.printf("mysql_stmt_execute(%#x) = %d", h, rc(err))
 	if err == nil {
 		t.printf("mysql_stmt_affected_rows(%#x) = %d", h, affected)
@@ -94,6 +148,7 @@ func (t *Trace) stmtExec(h uint64, affected int64, err error) {
 // textQuery is a text statement's lines; cols is its result's columns (0:
 // none), rows its rows.
 func (t *Trace) textQuery(conn uint64, query string, cols, rows int, err error) {
+	t.free(conn)
 	t.printf("mysql_real_query(%#x, \"%s\", %d) = %d", conn, query, len(query), rc(err))
 	if err != nil {
 		return
@@ -109,5 +164,8 @@ func (t *Trace) textQuery(conn uint64, query string, cols, rows int, err error) 
 	t.printf("mysql_free_result(%#x)", res)
 }
 
-// stmtClose is a closed statement's line.
-func (t *Trace) stmtClose(h uint64) { t.printf("mysql_stmt_close(%#x) = 0", h) }
+// stmtClose is the line of statement h of conn, closed.
+func (t *Trace) stmtClose(conn, h uint64) {
+	t.free(conn)
+	t.printf("mysql_stmt_close(%#x) = 0", h)
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/msglog"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/worker"
 )
@@ -66,6 +67,9 @@ type Spec struct {
 	// within RunOptions.InitTimeout, with a %d for its seconds ("" for
 	// oltpbench's own).
 	InitTimeout string
+	// Messages are what the peer tool says as a run's threads live, each
+	// at its verbosity (Setup.Verbosity) and up.
+	Messages RunMessages
 	// RangeKeys are the dataset figures (Dataset.Meta keys, flags with '-'
 	// for '_') that bound what a run reads (sysbench's tables and
 	// table_size, TPC-C's warehouses): a run on less than the dataset's is
@@ -125,6 +129,29 @@ type Setup struct {
 	// default) reports and banners, 4 and up also the loader's own lines;
 	// table lines and errors always.
 	Verbosity int
+}
+
+// Said is a message printed at a verbosity (Setup.Verbosity) and up
+// through the command's message log, which counts repeats; the zero Said
+// is never printed.
+type Said struct {
+	Text  string // a whole message with its line end; a thread's has %d for its number
+	Level int
+}
+
+// RunMessages are what a peer tool says as a run goes: its helpers
+// starting (the --rate scheduler, the interval and checkpoint reporters),
+// each main thread starting (before it connects), ready (its first worker
+// made) and stopping at the time or the event limit, all of them ready,
+// and the threads done, before the final report.
+type RunMessages struct {
+	RateStarted, ReportsStarted, CheckpointsStarted   Said
+	ThreadStarted, ThreadReady, TimeLimit, EventLimit Said
+	AllReady, Done                                    Said
+	// TraceLevel is the verbosity from --mysql-debug's first traced call
+	// on (sysbench's driver sets LOG_DEBUG as it starts, after its first
+	// thread said it started); 0 leaves it.
+	TraceLevel int
 }
 
 // Hooks are the optional steps a workload adds to the pipeline.
@@ -217,8 +244,10 @@ type RunConfig struct {
 	Out     io.Writer // the text report
 	Output  string    // --output: text, json, or one of Spec.Outputs
 	// Stdout is the command's output at any --verbosity: what a script
-	// prints itself.
+	// prints itself; Log is the same output as the message log that
+	// counts repeats (a peer tool's logger's messages).
 	Stdout io.Writer
+	Log    *msglog.Log
 	// Dialer opens connections one by one, for a workload whose threads
 	// open their own (Hooks.OwnConnections).
 	Dialer conn.Dialer

@@ -2,12 +2,10 @@ package script
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"regexp"
-	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -161,31 +159,6 @@ func (e *env) ffiModule(L *lua.LState) *lua.LTable {
 	return m
 }
 
-// logger prints sysbench's own messages (FATAL:, ALERT:) as its logger
-// does: a message equal to the one before is not printed again but
-// counted, and the count is said before the next different message.
-type logger struct {
-	mu      sync.Mutex
-	w       io.Writer
-	last    string
-	repeats int
-}
-
-func (l *logger) printf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if msg == l.last {
-		l.repeats++
-		return
-	}
-	if l.repeats > 0 {
-		fmt.Fprintf(l.w, "(last message repeated %d times)\n", l.repeats)
-	}
-	l.last, l.repeats = msg, 0
-	fmt.Fprint(l.w, msg)
-}
-
 // logf prints one of sysbench's messages through the run's logger (to the
 // state's output when it has none).
 func (e *env) logf(format string, args ...any) {
@@ -193,7 +166,7 @@ func (e *env) logf(format string, args ...any) {
 		fmt.Fprintf(e.out, format, args...)
 		return
 	}
-	e.log.printf(format, args...)
+	e.log.Printf(format, args...)
 }
 
 // raise raises msg as luaL_error does: after the position of the Lua code

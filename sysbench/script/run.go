@@ -13,6 +13,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/msglog"
 	"github.com/oltpbench/oltpbench/internal/random"
 	"github.com/oltpbench/oltpbench/internal/worker"
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -27,8 +28,10 @@ type Config struct {
 	Ignore   conn.ErrorSet
 	Out      io.Writer // print, and sysbench's FATAL lines
 	Notice   io.Writer // sysbench's own lines (verbosity 3 and up); Out when nil
-	Threads  int       // of a run: "Threads started!" once all are initialized
 	Reports  Reports   // sysbench.report_default, report_csv, report_json
+	// Log prints sysbench's own messages (FATAL:, ALERT:), counting
+	// repeats as its logger does: the command's (Out's own when nil).
+	Log *msglog.Log
 	// Dialer opens the connections scripts ask for (nil: no server);
 	// Driver is --db-driver, which sysbench.sql.driver() checks.
 	Dialer conn.Dialer
@@ -56,8 +59,7 @@ type Run struct {
 	uniq    *random.UniqueSeq
 	next    atomic.Uint32
 	main    *lua.LState // init and done run here
-	inited  atomic.Int64
-	log     *logger
+	log     *msglog.Log
 	logOnce sync.Once
 	// usedSQL: a state asked for sysbench.sql's driver; sysbench's report
 	// has SQL statistics only then.
@@ -104,8 +106,12 @@ func (r *Run) env(command string, tid int, th *worker.Thread) *env {
 }
 
 // logger is the run's: one for all its states, as sysbench has one.
-func (r *Run) logger() *logger {
-	r.logOnce.Do(func() { r.log = &logger{w: r.c.Out} })
+func (r *Run) logger() *msglog.Log {
+	r.logOnce.Do(func() {
+		if r.log = r.c.Log; r.log == nil {
+			r.log = msglog.New(r.c.Out)
+		}
+	})
 	return r.log
 }
 
@@ -170,9 +176,6 @@ func (r *Run) NewWorker(_ driver.Conn, th *worker.Thread) (worker.Worker, error)
 	}
 	if err := call(t.L, "thread_init", lua.LNumber(th.ID)); err != nil {
 		return nil, &workload.Message{Text: "FATAL: " + err.Error() + "\nFATAL: Thread initialization failed!"}
-	}
-	if r.inited.Add(1) == int64(r.c.Threads) {
-		fmt.Fprintf(r.c.notice(), "Threads started!\n\n")
 	}
 	return &luaWorker{t: t, own: r.s.Has["thread_run"]}, nil
 }

@@ -50,7 +50,7 @@ func dryWorker(t testing.TB, s *Script, th *worker.Thread) worker.Worker {
 		t.Fatal(err)
 	}
 	r, err := s.NewRun(Config{Opt: map[string]lua.LValue{"table_size": lua.LNumber(10000)}, Dists: dists, Seed: 1,
-		Prepared: true, Out: io.Discard, Threads: 1, Dialer: conn.DryConnector{}})
+		Prepared: true, Out: io.Discard, Dialer: conn.DryConnector{}})
 	if err != nil {
 		t.Fatal(err)
 	}

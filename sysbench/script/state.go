@@ -15,6 +15,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/msglog"
 	"github.com/oltpbench/oltpbench/internal/random"
 	"github.com/oltpbench/oltpbench/internal/worker"
 	"github.com/oltpbench/oltpbench/sysbench/internal/loghist"
@@ -45,7 +46,7 @@ type env struct {
 	conns []weak.Pointer[connection]
 	gcAt  int         // how many tracked connections make track collect
 	ffi   *lua.LTable // the state's ffi module
-	log   *logger     // sysbench's messages, shared by a run's states
+	log   *msglog.Log // sysbench's messages, shared by a run's states
 	// declaring: the state only reads what the script declares (its body
 	// runs again where it runs for real), so connect() opens nothing.
 	declaring bool
