@@ -5,7 +5,7 @@
 #   QPS, client CPU per query (user+sys of the client process / queries),
 #   prepare wall time (4 tables x 250,000 rows, --threads=2).
 # Knobs: PAIRS (default 3), DUR seconds per run (default 20), TESTS, THREADS, PREPARE=0 skips the prepare
-# comparison, LAYOUTS: "shared" (default: client and server share every CPU) and/or "pinned" (the server's
+# comparison, ARGS (options both tools' runs get, e.g. ARGS=--mysql-compression=on), LAYOUTS: "shared" (default: client and server share every CPU) and/or "pinned" (the server's
 # threads on CPU 0, the client on CPU 1 under taskset, so the client's CPU per query is its own, not shaded by
 # the server's; `LAYOUTS="pinned shared" THREADS="1 4 16 64 256" PAIRS=5` shows where the two tools cross).
 set -euo pipefail
@@ -16,6 +16,7 @@ TESTS=${TESTS:-"oltp_point_select oltp_read_write"}
 THREADS=${THREADS:-"16 256"}
 LAYOUTS=${LAYOUTS:-shared}
 PREPARE=${PREPARE:-1}
+read -r -a args <<<"${ARGS:-}"
 need=()
 command -v sysbench >/dev/null || need+=(sysbench)
 [ -x /usr/bin/time ] || need+=(time)
@@ -100,7 +101,7 @@ for test in $TESTS; do
       order="sysbench oltpbench"
       [ $((i % 2)) -eq 0 ] && order="oltpbench sysbench"
       for tool in $order; do
-        echo "$tool $(run "$tool" "$test" "${conn[@]}" --threads="$th" --time="$DUR" run)" >>"$out/pairs"
+        echo "$tool $(run "$tool" "$test" "${conn[@]}" "${args[@]}" --threads="$th" --time="$DUR" run)" >>"$out/pairs"
       done
     done
     sq=$(awk '$1=="sysbench" {print $2}' "$out/pairs" | median); oq=$(awk '$1=="oltpbench" {print $2}' "$out/pairs" | median)

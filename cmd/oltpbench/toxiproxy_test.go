@@ -268,8 +268,12 @@ func TestToxiPlanCut(t *testing.T) {
 	if !third {
 		t.Fatalf("the plan never reached its third cell: %v %s", err, stderr)
 	}
+	// The cut comes once the third cell's threads are connected: the plan
+	// stops there (the cell measured nothing: a result of nothing is not
+	// kept) or at the next cell's first connect (a few events made it
+	// before the cut). Either way every result kept has events (below).
 	if err == nil {
-		t.Logf("the plan finished through the cut (its cells reconnected)")
+		t.Errorf("the plan ran through the cut:\n%s", stderr)
 	}
 	r := ob(t, nil, args...)
 	mustOK(t, r, "plan run again")

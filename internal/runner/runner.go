@@ -237,8 +237,18 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	cancel()
 	th.wait(cfg.Grace)
 	r.quiet.Store(true) // a thread the grace left behind says nothing after the report
-	return r.final(interrupted, endAt, false), th.err()
+	f := r.final(interrupted, endAt, false)
+	err := th.err()
+	if err == nil && !interrupted && f.Counts[measure.Events] == 0 && r.down.Load() > 0 {
+		err = ErrNothingMeasured
+	}
+	return f, err
 }
+
+// ErrNothingMeasured is a run that completed no event in its measured
+// window and ended with connections lost: a result of nothing, which a plan
+// must run again rather than keep.
+var ErrNothingMeasured = errors.New("no event completed in the measured window: the connections to the server were lost and not made again before the run's end")
 
 // say tells Lifecycle of e, until Run returns.
 func (r *run) say(e ThreadEvent, thread int) {
@@ -491,7 +501,8 @@ type run struct {
 	periodStart   time.Time      // the measured start, or the last checkpoint
 	base          measure.Totals // counters at the last checkpoint
 	errs          errTally
-	lost          []*errKey // per thread: what lost its connection, until it is made again
+	lost          []*errKey    // per thread: what lost its connection, until it is made again
+	down          atomic.Int64 // threads whose connection is lost now
 	refreshes     atomic.Int64
 	refreshBase   int64          // refreshes at the measured start, read by the reporter only
 	connects      *hist.Registry // the main threads' connects: one operation
@@ -721,6 +732,7 @@ func (r *run) thread(ctx context.Context, t *worker.Thread) error {
 				if k := r.lost[t.ID]; k != nil {
 					r.errs.addKey(*k)
 					r.lost[t.ID] = nil
+					r.down.Add(-1)
 				}
 			}
 			first, refreshed = false, false
@@ -907,6 +919,9 @@ func (r *run) stop(t *worker.Thread) error {
 // lose notes that t's connection was lost: counted now for the windows,
 // and in the breakdown once t has connected again.
 func (r *run) lose(t *worker.Thread, k errKey) {
+	if r.lost[t.ID] == nil {
+		r.down.Add(1)
+	}
 	r.lost[t.ID] = &k
 	r.errs.lose(k)
 }

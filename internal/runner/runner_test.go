@@ -723,3 +723,46 @@ func TestLifecycle(t *testing.T) {
 		t.Errorf("an interrupted run's threads stopped at a limit %d times", limits.Load())
 	}
 }
+
+// downConnector connects each of its threads once; later connects fail as
+// a lost server's do until up is set.
+type downConnector struct {
+	threads int64
+	n       atomic.Int64
+	up      atomic.Bool
+}
+
+func (c *downConnector) Raw(ctx context.Context, fn func(dc driver.Conn) error) error {
+	if c.n.Add(1) > c.threads && !c.up.Load() {
+		return mysql.ErrInvalidConn
+	}
+	return fn(nil)
+}
+
+// TestNothingMeasured: a run whose connections were lost before its first
+// event and never made again fails (a plan runs such a cell again rather
+// than keep a result of nothing); one whose server comes back does not.
+func TestNothingMeasured(t *testing.T) {
+	for _, back := range []bool{false, true} {
+		var rolled, closed atomic.Int64
+		c := &downConnector{threads: 2}
+		ev := func(*worker.Thread) error {
+			if c.n.Load() <= c.threads {
+				if back {
+					c.up.Store(true)
+				}
+				return mysql.ErrInvalidConn
+			}
+			time.Sleep(time.Millisecond)
+			return nil
+		}
+		f, err := Run(context.Background(), Config{Threads: 2, Duration: 300 * time.Millisecond}, c, factory(ev, &rolled, &closed),
+			hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
+		switch {
+		case !back && !errors.Is(err, ErrNothingMeasured):
+			t.Errorf("the server never came back: err %v, events %d", err, f.Counts[measure.Events])
+		case back && (err != nil || f.Counts[measure.Events] == 0):
+			t.Errorf("the server came back: err %v, events %d", err, f.Counts[measure.Events])
+		}
+	}
+}
