@@ -755,15 +755,17 @@ func TestClientBound(t *testing.T) {
 	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=2000", "prepare"), "prepare")
 	normal := filepath.Join(dir, "normal.json")
-	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=2000", "--threads=16", "--time=3", "--result-file="+normal, "run"), "run")
+	// 4 threads: 16, on the 2 cores the server shares, once had the Go
+	// scheduler's p99 at 2.62 ms (the limit: 1 ms) in a quiet run.
+	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=2000", "--threads=4", "--time=3", "--result-file="+normal, "run"), "run")
 	res, err = result.Read(normal)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h := res.ClientHealth; h == nil || h.ClientBound || h.CPUShare <= 0 {
-		t.Errorf("a 16-thread run on the server: %+v", res.ClientHealth)
+		t.Errorf("a 4-thread run on the server: %+v", res.ClientHealth)
 	} else {
-		t.Logf("16 threads against the server: client CPU share %.2f, scheduling p99 %.2f ms", h.CPUShare, h.SchedLatP99Ms)
+		t.Logf("4 threads against the server: client CPU share %.2f, scheduling p99 %.2f ms", h.CPUShare, h.SchedLatP99Ms)
 	}
 	if r := inProcess("report", "show", bound); !strings.Contains(r.stdout, "client-bound: the client") {
 		t.Errorf("report show:\n%s", r.stdout)
