@@ -226,16 +226,6 @@ func (s *suite) Setup(st *workload.Setup) error {
 // by Front).
 func (s *suite) level() int { return s.verbosity & 0xff }
 
-// reportLevel is the verbosity at the report: 5 (LOG_DEBUG) under
-// --mysql-debug, which sysbench's driver sets when it starts (the run's
-// messages rise then too: Messages.TraceLevel).
-func (s *suite) reportLevel() int {
-	if f := s.fs.Lookup("mysql-debug"); f != nil && f.Value.String() == "on" {
-		return 5
-	}
-	return s.level()
-}
-
 // preparedStmts reads --db-ps-mode.
 func (s *suite) preparedStmts() error {
 	switch s.psMode {
@@ -316,14 +306,19 @@ func (s *suite) tableSizes() map[string]string {
 
 func (s *suite) NewRun(c workload.RunConfig) (workload.Run, error) {
 	sr := &suiteRun{c: c, rep: &Report{W: c.Out, HookW: c.Stdout, Percentile: s.percentile, Percentiles: s.pcts,
-		Histogram: s.histogram, Rate: c.Options.Rate > 0, DebugBlocks: s.debugBlocks()}, debug: s.debug, validate: s.validate}
+		Histogram: s.histogram, Rate: c.Options.Rate > 0, DebugBlocks: s.debugBlocks(c.Traced)}, debug: s.debug, validate: s.validate}
 	return s.kind.newRun(sr, c)
 }
 
 // debugBlocks are the final report's LOG_DEBUG blocks the options ask for
-// (none below --verbosity=5).
-func (s *suite) debugBlocks() DebugBlocks {
-	if s.reportLevel() < 5 {
+// (none below --verbosity=5); a traced run (--mysql-debug) reports at
+// Messages.TraceLevel, as sysbench's driver raises it when it starts.
+func (s *suite) debugBlocks(traced bool) DebugBlocks {
+	level := s.level()
+	if traced {
+		level = max(level, messages.TraceLevel)
+	}
+	if level < 5 {
 		return DebugBlocks{}
 	}
 	return DebugBlocks{DB: s.dbDebug, Threads: s.debug}

@@ -47,7 +47,7 @@ func (h *hwTest) setup(st *workload.Setup, _, _ string) error {
 	if err := h.check(); err != nil {
 		return err
 	}
-	st.Verbosity = h.verbosity & 0xff // no driver raises it
+	st.Verbosity = h.level()
 	h.o.Threads = st.Threads
 	return h.setupRun()
 }

@@ -126,7 +126,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		return nil, err
 	}
 	wr, err := p.w.NewRun(workload.RunConfig{Threads: r.Threads, Seed: uint64(r.Seed), Record: s.record, Options: r.Options,
-		Out: p.notice, Output: r.Output, Dialer: s.dialer, Stdout: p.out, Log: p.log, Extra: r.Extra})
+		Out: p.notice, Output: r.Output, Dialer: s.dialer, Stdout: p.out, Log: p.log, Traced: r.Debug, Extra: r.Extra})
 	if err != nil {
 		return nil, err
 	}

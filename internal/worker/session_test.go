@@ -235,13 +235,11 @@ DEBUG: mysql_thread_end()
 	for _, r := range []struct{ re, as string }{
 		{`mysql_init\((0x[0-9a-f]+)\)`, "C"}, {`mysql_stmt_prepare\((0x[0-9a-f]+), "SELECT`, "S"},
 		{`mysql_stmt_prepare\((0x[0-9a-f]+), "UPDATE`, "U"}, {`mysql_stmt_bind_param\([^,]+, (0x[0-9a-f]+)\)`, "B"},
+		{`mysql_init\((0x[0-9a-f]+)\)`, "D"}, // the second connection, C named
 	} {
 		if m := regexp.MustCompile(r.re).FindStringSubmatch(got); m != nil {
 			got = strings.ReplaceAll(got, m[1], r.as)
 		}
-	}
-	if m := regexp.MustCompile(`mysql_init\((0x[0-9a-f]+)\)`).FindStringSubmatch(got); m != nil {
-		got = strings.ReplaceAll(got, m[1], "D")
 	}
 	got = regexp.MustCompile(`mysql_stmt_close\([SU]\)`).ReplaceAllString(got, "mysql_stmt_close(X)") // map order
 	if got != want {

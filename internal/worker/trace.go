@@ -14,7 +14,7 @@ import (
 // one per connection and statement, so that lines of one connection can be
 // told apart; the password is never printed.
 type Trace struct {
-	mu   sync.Mutex
+	mu   sync.Mutex // guards unfreed
 	log  *msglog.Log
 	next atomic.Uint64
 	lib  sync.Once
@@ -37,24 +37,18 @@ func NewTrace(log *msglog.Log) *Trace { return &Trace{log: log, unfreed: map[uin
 // handle is a new made-up address.
 func (t *Trace) handle() uint64 { return 0x7f0000010000 + t.next.Add(1)*0x2410 }
 
-func (t *Trace) printf(format string, args ...any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.print(format, args...)
-}
-
-func (t *Trace) print(format string, args ...any) {
-	t.log.Printf("DEBUG: "+format+"\n", args...)
-}
+// printf prints one line (the log writes each whole).
+func (t *Trace) printf(format string, args ...any) { t.log.Printf("DEBUG: "+format+"\n", args...) }
 
 // free prints the free of conn's last statement result, if one is due,
 // before conn's next call.
 func (t *Trace) free(conn uint64) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if h, ok := t.unfreed[conn]; ok {
-		delete(t.unfreed, conn)
-		t.print("mysql_stmt_free_result(%#x)", h)
+	h, ok := t.unfreed[conn]
+	delete(t.unfreed, conn)
+	t.mu.Unlock()
+	if ok {
+		t.printf("mysql_stmt_free_result(%#x)", h)
 	}
 }
 

@@ -248,6 +248,9 @@ type RunConfig struct {
 	// counts repeats (a peer tool's logger's messages).
 	Stdout io.Writer
 	Log    *msglog.Log
+	// Traced: the run's client calls are traced (--mysql-debug), from
+	// which a peer tool reports at RunMessages.TraceLevel.
+	Traced bool
 	// Dialer opens connections one by one, for a workload whose threads
 	// open their own (Hooks.OwnConnections).
 	Dialer conn.Dialer
