@@ -96,7 +96,10 @@ func TestEventAddIndex(t *testing.T) {
 	for _, w := range res.Windows {
 		sum += w.Events
 	}
-	if sum != res.Totals["events"] && math.Abs(float64(sum-res.Totals["events"])) > 8 {
+	// The events finished after the last interval (the threads' last, and
+	// those while the evidence is read at the window's end) are the run's
+	// and no window's: a few, 12 of 13,561 once in CI.
+	if d := math.Abs(float64(sum - res.Totals["events"])); d > max(8, 0.002*float64(res.Totals["events"])) {
 		t.Errorf("the windows hold %d events, the run %d", sum, res.Totals["events"])
 	}
 	if show := inProcess("report", "show", f).stdout; !strings.Contains(show, "Events:\n    add c_1 (sql, at 4.0 s): ok, ") {
