@@ -9,8 +9,8 @@ scripts/mariadb-start.sh "$dir"
 trap 'scripts/mariadb-stop.sh "$dir" --wipe' EXIT
 . "$dir/env"
 ob() { bin/oltpbench sysbench "$@" --mysql-host="$OLTPBENCH_TEST_HOST" --mysql-port="$OLTPBENCH_TEST_PORT" --mysql-user=root --mysql-db=sbtest --tables=4 --table-size=100000; }
-echo "== prepare: 4 tables x 100,000 rows (--verbosity=4 adds the loader's own lines to sysbench's)"
-ob oltp_common --threads=2 --verbosity=4 prepare
+echo "== prepare: 4 tables x 100,000 rows (--notes adds the loader's own lines to sysbench's)"
+ob oltp_common --threads=2 --notes prepare
 for t in oltp_point_select oltp_read_only oltp_read_write; do
   echo; echo "== $t: 16 threads, 5 s"
   ob "$t" --threads=16 --time=5 --report-interval=1 --percentiles=50,95,99 --result-file="$dir/$t.json" run

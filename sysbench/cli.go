@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -114,17 +113,8 @@ func (o helpOpt) spelled() string {
 	return "--" + o.name + "=" + o.typ
 }
 
-// flagInt is an integer flag's value (0 when fs has none).
-func flagInt(fs *pflag.FlagSet, name string) int {
-	if f := fs.Lookup(name); f != nil {
-		n, _ := strconv.Atoi(f.Value.String())
-		return n
-	}
-	return 0
-}
-
 // printHelp is `oltpbench sysbench --help`: sysbench's sections, then, for
-// a person (a terminal, or --verbosity 4 and up), the options oltpbench
+// a person (term.ForPerson: a terminal, or --notes), the options oltpbench
 // adds, in the same layout.
 func printHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "Usage:\n  sysbench [options]... [testname] [command]\n\n")
@@ -150,7 +140,7 @@ func printHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "\nSee 'sysbench <testname> help' for a list of options for each test.\n\n")
 	// oltpbench's own options are for a person: a harness that reads
 	// sysbench's --help sees sysbench's (as hints are shown).
-	if !term.Is(w) && flagInt(fs, "verbosity") < 4 {
+	if f := fs.Lookup("notes"); !term.ForPerson(w, f != nil && f.Value.String() == "on") {
 		return
 	}
 	for _, o := range Decl(&Options{}) {

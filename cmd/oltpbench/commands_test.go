@@ -267,9 +267,11 @@ func TestArgumentErrors(t *testing.T) {
 		{[]string{"csv", "tpcc", "a", "--dir=x"}, "tpcc has no tests"},
 		{[]string{"sysbench", "oltp_read_write", "run", "--time=0", "--events=0"}, "would run forever"},
 		{[]string{"sysbench", "oltp_read_write", "run", "--percentile=101"}, "--percentile=101"},
-		// sysbench's line alone for a harness; the hint for a person (or --verbosity=4).
+		// sysbench's line alone for a harness at any verbosity; the hint for a person (or --notes).
 		{[]string{"sysbench", "oltp_read_write", "run", "--db-driver=pgsql"}, "FATAL: invalid database driver name: 'pgsql'\n"},
-		{[]string{"sysbench", "oltp_read_write", "run", "--db-driver=pgsql", "--verbosity=4"}, "FATAL: invalid database driver name: 'pgsql'\noltpbench: "},
+		{[]string{"sysbench", "oltp_read_write", "run", "--db-driver=pgsql", "--verbosity=5"}, "FATAL: invalid database driver name: 'pgsql'\n"},
+		{[]string{"sysbench", "oltp_read_write", "run", "--db-driver=pgsql", "--notes=on"}, "FATAL: invalid database driver name: 'pgsql'\noltpbench: "},
+		{[]string{"sysbench", "oltp_read_write", "run", "--db-driver=pgsql", "--notes"}, "FATAL: invalid database driver name: 'pgsql'\noltpbench: "},
 	} {
 		r := inProcess(c.args...)
 		if strings.HasSuffix(c.want, "'\n") && strings.Contains(r.stderr, "oltpbench: ") {

@@ -16,8 +16,8 @@ const ldSize = "--table-size=100000"
 
 func ldPrepare(t *testing.T, db string, extra ...string) res {
 	t.Helper()
-	// --verbosity=4: the loader's own lines (mode, timing, resume, shards) come after sysbench's.
-	return sb(t, db, append([]string{"oltp_common", "prepare", "--tables=3", ldSize, "--progress=off", "--verbosity=4"}, extra...)...)
+	// --notes: the loader's own lines (mode, timing, resume, shards) come after sysbench's.
+	return sb(t, db, append([]string{"oltp_common", "prepare", "--tables=3", ldSize, "--progress=off", "--notes=on"}, extra...)...)
 }
 
 func reference(t *testing.T) string {
@@ -262,7 +262,7 @@ func TestLocalInfileOffFallsBack(t *testing.T) {
 	defer admin.Exec("SET GLOBAL local_infile = 1")
 	db := "ld_noinfile"
 	freshDB(t, db)
-	r := sb(t, db, "oltp_common", "prepare", "--table-size=1000", "--load-mode=local", "--progress=off", "--verbosity=4")
+	r := sb(t, db, "oltp_common", "prepare", "--table-size=1000", "--load-mode=local", "--progress=off", "--notes=on")
 	mustOK(t, r, "prepare")
 	if !strings.Contains(r.stdout, "Load mode: insert") || !strings.Contains(r.stdout, "local_infile=1") {
 		t.Errorf("no fallback explained:\n%s", r.stdout)

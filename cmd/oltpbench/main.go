@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -95,26 +94,29 @@ func interruptible() (context.Context, context.CancelFunc) {
 }
 
 // printMessage prints a peer tool's message as the peer does, then
-// oltpbench's hint only for a person (stderr a terminal, or --verbosity 4
-// and up): a script or harness reading the output sees the peer's lines.
+// oltpbench's hint only for a person (term.ForPerson: stderr a terminal, or
+// --notes): a script or harness reading the output sees the peer's lines.
 func printMessage(w io.Writer, m *workload.Message, args []string) {
 	fmt.Fprintln(w, loader.RedactURL(m.Text))
-	if m.Hint != "" && (term.Is(w) || verbosity(args) >= 4) {
+	if m.Hint != "" && term.ForPerson(w, notes(args)) {
 		fmt.Fprintln(w, loader.RedactURL(m.Hint))
 	}
 }
 
-// verbosity is the last --verbosity=N of the command line (3 when none).
-func verbosity(args []string) int {
-	v := 3
+// notes is the last --notes[=on|off] of the command line (off when none):
+// the error came before the options were read.
+func notes(args []string) bool {
+	on := false
 	for _, a := range args {
-		if n, ok := strings.CutPrefix(a, "--verbosity="); ok {
-			if x, err := strconv.Atoi(n); err == nil {
-				v = x
+		if a == "--notes" {
+			on = true
+		} else if v, ok := strings.CutPrefix(a, "--notes="); ok {
+			if b, err := options.ParseBool(v); err == nil {
+				on = b
 			}
 		}
 	}
-	return v
+	return on
 }
 
 // rewrite gives the command line after a workload's name to the workload's

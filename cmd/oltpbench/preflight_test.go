@@ -8,7 +8,7 @@ import (
 
 // TestPreflight: each check before a run fires when its condition holds
 // and stays quiet when it does not; its line names the fix (sysbench's
-// warnings go to a person: --verbosity=4 here).
+// warnings go to a person: --notes here).
 func TestPreflight(t *testing.T) {
 	needServer(t)
 	db := "preflight"
@@ -16,7 +16,7 @@ func TestPreflight(t *testing.T) {
 	mustOK(t, sb(t, db, "oltp_read_write", "--tables=1", "--table-size=1000", "prepare"), "prepare")
 	run := func(extra ...string) res {
 		t.Helper()
-		return sb(t, db, append([]string{"oltp_read_write", "--tables=1", "--table-size=1000", "--time=1", "--verbosity=4"}, append(extra, "run")...)...)
+		return sb(t, db, append([]string{"oltp_read_write", "--tables=1", "--table-size=1000", "--time=1", "--notes=on"}, append(extra, "run")...)...)
 	}
 	quiet := run()
 	mustOK(t, quiet, "a matching run")
@@ -24,7 +24,7 @@ func TestPreflight(t *testing.T) {
 		t.Errorf("a run that matches its dataset and server warns:\n%s", quiet.stderr)
 	}
 	// A part of the dataset.
-	if r := sb(t, db, "oltp_read_write", "--tables=1", "--table-size=500", "--time=1", "--verbosity=4", "run"); !strings.Contains(r.stderr, "warning: --table-size=500 reads part of the dataset in preflight (table_size=1000)") {
+	if r := sb(t, db, "oltp_read_write", "--tables=1", "--table-size=500", "--time=1", "--notes=on", "run"); !strings.Contains(r.stderr, "warning: --table-size=500 reads part of the dataset in preflight (table_size=1000)") {
 		t.Errorf("a smaller --table-size: %s", r.stderr)
 	}
 	// More than the dataset: refused, unless --skip-dataset-check.
@@ -62,7 +62,7 @@ func TestPreflight(t *testing.T) {
 	admin.Exec("SET GLOBAL max_connections = " + maxConn)
 	// Fewer open files than connections.
 	sh := exec.Command("bash", "-c", `ulimit -n 100 && exec "$0" "$@"`, binPath, "sysbench", "oltp_point_select", "--tables=1", "--table-size=1000",
-		"--time=1", "--threads=50", "--verbosity=4", "run")
+		"--time=1", "--threads=50", "--notes=on", "run")
 	sh.Args = append(sh.Args, connArgs(db)...)
 	out, _ := sh.CombinedOutput()
 	if !strings.Contains(string(out), "this process may open 100 files: raise the limit (ulimit -n") {
@@ -71,7 +71,7 @@ func TestPreflight(t *testing.T) {
 	// A dataset loaded without ANALYZE.
 	freshDB(t, "preflight_na")
 	mustOK(t, sb(t, "preflight_na", "oltp_point_select", "--tables=1", "--table-size=100", "--analyze=off", "prepare"), "prepare without analyze")
-	if r := sb(t, "preflight_na", "oltp_point_select", "--tables=1", "--table-size=100", "--time=1", "--verbosity=4", "run"); !strings.Contains(r.stderr, "was not ANALYZEd since its load") {
+	if r := sb(t, "preflight_na", "oltp_point_select", "--tables=1", "--table-size=100", "--time=1", "--notes=on", "run"); !strings.Contains(r.stderr, "was not ANALYZEd since its load") {
 		t.Errorf("no ANALYZE: %s", r.stderr)
 	}
 	// For sysbench's readers the lines are a person's: not at --verbosity=3.

@@ -24,6 +24,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/msglog"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )
@@ -165,7 +166,7 @@ func (p *Pipeline) setup(command string, args []string) error {
 	p.notice = atLevel(p.out, s.Verbosity >= 3)
 	p.detail = p.notice
 	if p.w.Hooks().TableMessages {
-		p.detail = atLevel(p.out, s.Verbosity >= 4)
+		p.detail = atLevel(p.out, s.Verbosity >= 3 && term.ForPerson(p.out, p.f.notes))
 	}
 	if s.Threads != p.f.threads {
 		p.f.threads = s.Threads

@@ -24,3 +24,11 @@ func Is(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && xterm.IsTerminal(int(f.Fd()))
 }
+
+// ForPerson says whether oltpbench's own lines (notes, hints, the loader's
+// lines) go beside a peer tool's output on w: when w is a terminal, or when
+// asked (--notes). A harness reading the output otherwise sees the peer's
+// lines alone, at every verbosity.
+func ForPerson(w io.Writer, asked bool) bool {
+	return asked || Is(w)
+}
