@@ -188,3 +188,50 @@ func TestChurnInPlans(t *testing.T) {
 		t.Errorf("a bad reconnect in a plan: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// TestThreadScheduleInPlan: a plan step's thread_schedule runs as --threads
+// does on a command line (a window per segment, only the threads added
+// connect, none reconnects), its result named by its most threads and
+// keyed by the schedule; the same plan run again has nothing to run, and
+// the same step with plain threads of that count is another cell.
+func TestThreadScheduleInPlan(t *testing.T) {
+	needServer(t)
+	db := "thread_schedule_plan"
+	freshDB(t, db)
+	src := "[dataset]\nworkload = \"sysbench\"\noptions = { tables = 1, table-size = 1000 }\n" +
+		"[[step]]\nname = \"steps\"\ntest = \"oltp_point_select\"\nthread_schedule = \"1@2s,3@2s\"\n"
+	p, dir := writePlan(t, src), t.TempDir()
+	run := func() res {
+		return ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dir, "--"}, connArgs(db)...)...)
+	}
+	r := run()
+	mustOK(t, r, "plan run")
+	if !strings.Contains(r.stdout, "== cell 1/1: steps, threads 1@2s,3@2s, repeat 1/1") {
+		t.Errorf("the cell's line:\n%s", r.stdout)
+	}
+	res, err := result.Read(filepath.Join(dir, "steps-3threads-r1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, w := range res.Windows {
+		names = append(names, w.Name)
+		if w.Events == 0 {
+			t.Errorf("window %s ran nothing", w.Name)
+		}
+	}
+	if strings.Join(names, ",") != "threads 1,threads 3" || res.Threads != 3 {
+		t.Fatalf("windows %v, threads %d", names, res.Threads)
+	}
+	if c := res.Evidence.Counters["Connections"]; res.Totals["reconnects"] != 0 || c != 2 {
+		t.Errorf("%v connections made in the run (want the 2 threads the schedule added), %d reconnects", c, res.Totals["reconnects"])
+	}
+	if r := run(); r.code != 0 || !strings.Contains(r.stdout, "All 1 cells of the plan are done") {
+		t.Errorf("the plan again: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	plain := strings.Replace(src, `thread_schedule = "1@2s,3@2s"`, "threads = [3]\ntime = \"4s\"", 1)
+	p = writePlan(t, plain)
+	if r := run(); r.code != 0 || !strings.Contains(r.stdout, "cell 1/1 (steps, 3 threads, repeat 1/1): steps-3threads-r1.json holds another command's result (the plan changed): running it again") {
+		t.Errorf("plain threads after the schedule: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -9,6 +9,7 @@ package cells
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -32,6 +33,9 @@ type Series struct {
 	Prefix   string
 	Numbered bool
 	Threads  []int // levels; for a search [lo, hi]
+	// Schedule is a thread schedule within each run (16@60s,32@60s), as
+	// --threads takes it: Threads is then its most threads alone.
+	Schedule string
 	Repeats  int
 	Search   *Search       // nil: a sweep
 	Run      time.Duration // the expected length of one run: time + warm-up
@@ -70,6 +74,9 @@ type Cell struct {
 func (c *Cell) Args() []string {
 	s := c.Series
 	args := append([]string(nil), s.Args...)
+	if s.Schedule != "" {
+		return append(args, "--"+result.FlagThreads+"="+s.Schedule)
+	}
 	if s.Search == nil {
 		return append(args, flag(result.FlagThreads, c.Threads))
 	}
@@ -102,7 +109,16 @@ func (c *Cell) String() string {
 	if c.Series.Search != nil {
 		return fmt.Sprintf("%s, p95 search up to %d threads", c.Series.Step, c.Threads)
 	}
-	return fmt.Sprintf("%s, %d threads, repeat %d/%d", c.Series.Step, c.Threads, c.Repeat, c.Series.Repeats)
+	return fmt.Sprintf("%s, %s, repeat %d/%d", c.Series.Step, c.ThreadsLabel(), c.Repeat, c.Series.Repeats)
+}
+
+// ThreadsLabel is the cell's threads as a person reads them: "16 threads",
+// or "threads 16@60s,32@60s" for a schedule.
+func (c *Cell) ThreadsLabel() string {
+	if c.Series.Schedule != "" {
+		return "threads " + c.Series.Schedule
+	}
+	return fmt.Sprintf("%d threads", c.Threads)
 }
 
 // FileName is the one naming rule of result files.
@@ -156,11 +172,7 @@ func ParseThreads(spec string, search bool) (levels []int, lo, hi int, err error
 		if err != nil || search {
 			return nil, 0, 0, cmp.Or(err, fmt.Errorf("--threads=%s is a schedule: a --p95-slo search needs a range lo-hi", options.Shown(spec)))
 		}
-		most := 0
-		for _, s := range sched {
-			most = max(most, int(s.From), int(s.To))
-		}
-		return []int{most}, 0, 0, workload.CheckThreads(most)
+		return []int{MostThreads(sched)}, 0, 0, nil
 	}
 	if strings.Contains(spec, "-") {
 		if !search {
@@ -196,19 +208,41 @@ func ThreadSchedule(spec string) ([]workload.Segment, error) {
 	if !strings.Contains(spec, "@") {
 		return nil, nil
 	}
-	segs, err := workload.ParseSchedule(spec)
+	segs, err := ThreadSegments(spec)
 	if err != nil {
 		return nil, fmt.Errorf("invalid --threads=%s: %w", options.Shown(spec), err)
 	}
+	return segs, nil
+}
+
+// ThreadSegments reads a thread schedule (a plan step's thread_schedule):
+// its errors say what is wrong, for the caller to name the option.
+func ThreadSegments(spec string) ([]workload.Segment, error) {
+	segs, err := workload.ParseSchedule(spec)
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range segs {
 		if s.From != math.Trunc(s.From) || s.To != math.Trunc(s.To) {
-			return nil, fmt.Errorf("invalid --threads=%s: whole numbers of threads", options.Shown(spec))
+			return nil, errors.New("whole numbers of threads")
 		}
 		if s.From < 1 || s.To < 1 {
-			return nil, fmt.Errorf("invalid --threads=%s: at least 1 thread in every segment", options.Shown(spec))
+			return nil, errors.New("at least 1 thread in every segment")
+		}
+		if max(s.From, s.To) > math.MaxInt32 {
+			return nil, errors.New("more threads than a run can start")
 		}
 	}
 	return segs, nil
+}
+
+// MostThreads is the most threads a schedule names: the threads its run starts.
+func MostThreads(segs []workload.Segment) int {
+	most := 0
+	for _, s := range segs {
+		most = max(most, int(s.From), int(s.To))
+	}
+	return most
 }
 
 // join is a path under dir ("" stays relative).

@@ -176,9 +176,9 @@ func (e *Executor) announce(c *Cell, left []*Cell, planned, took time.Duration) 
 		}
 	case s.Search != nil:
 	case s.Repeats > 1:
-		fmt.Fprintf(e.Out, "\n== %d threads, repeat %d of %d (run %d of %d)\n", c.Threads, c.Repeat, s.Repeats, c.Index, c.Of)
+		fmt.Fprintf(e.Out, "\n== %s, repeat %d of %d (run %d of %d)\n", c.ThreadsLabel(), c.Repeat, s.Repeats, c.Index, c.Of)
 	case c.Of > 1:
-		fmt.Fprintf(e.Out, "\n== %d threads (level %d of %d)\n", c.Threads, c.Index, c.Of)
+		fmt.Fprintf(e.Out, "\n== %s (level %d of %d)\n", c.ThreadsLabel(), c.Index, c.Of)
 	}
 }
 

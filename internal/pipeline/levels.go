@@ -56,6 +56,9 @@ func (l *levelFlags) series(name string, resultFile string) (*cells.Series, erro
 		return nil, fmt.Errorf("--repeat=%d writes one result per repeat: give --result-dir instead of --result-file", l.repeat)
 	}
 	s := &cells.Series{Name: name, Prefix: name, Numbered: l.repeat > 1, Threads: levels, Repeats: l.repeat, Cooldown: l.cooldown}
+	if segs, _ := cells.ThreadSchedule(l.threadsSpec); segs != nil { // its run is another cell than one of its most threads
+		s.Schedule = workload.FormatSchedule(segs)
+	}
 	if levels == nil {
 		if d, err := time.ParseDuration(l.p95SLO); err != nil || d <= 0 {
 			return nil, fmt.Errorf("invalid --p95-slo=%s: a duration like 105ms", l.p95SLO)

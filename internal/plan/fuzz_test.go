@@ -13,6 +13,7 @@ import (
 // results, or one error line.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(good))
+	f.Add([]byte(strings.Replace(good, "threads = [2]\ntime = \"1m\"", "thread_schedule = \"1@30s,2-8@1m\"", 1)))
 	if ps, _ := filepath.Glob("../../deploy/plans/*.toml"); len(ps) > 0 {
 		for _, p := range ps {
 			if b, err := os.ReadFile(p); err == nil {

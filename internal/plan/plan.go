@@ -21,7 +21,9 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/events"
+	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // Plan is a whole qualification, as written.
@@ -52,15 +54,18 @@ type Warmup struct {
 
 // Step is a thread sweep with repeats, or a p95-limit search.
 type Step struct {
-	Name     string         `toml:"name"`
-	Workload string         `toml:"workload"`
-	Test     string         `toml:"test"`
-	Threads  []int          `toml:"threads"`
-	Time     string         `toml:"time"`
-	Warmup   string         `toml:"warmup"`
-	Cooldown string         `toml:"cooldown"`
-	Repeats  int            `toml:"repeats"`
-	Options  map[string]any `toml:"options"`
+	Name     string `toml:"name"`
+	Workload string `toml:"workload"`
+	Test     string `toml:"test"`
+	Threads  []int  `toml:"threads"`
+	// ThreadSchedule runs each of the step's runs on a thread schedule
+	// (16@60s,32@60s; --threads within one run) instead of Threads.
+	ThreadSchedule string         `toml:"thread_schedule"`
+	Time           string         `toml:"time"`
+	Warmup         string         `toml:"warmup"`
+	Cooldown       string         `toml:"cooldown"`
+	Repeats        int            `toml:"repeats"`
+	Options        map[string]any `toml:"options"`
 	// P95Limit makes the step a search of Threads = [lo, hi] for the
 	// highest throughput whose p95 stays within it, in at most SearchSteps runs.
 	P95Limit    string `toml:"p95_limit"`
@@ -351,8 +356,11 @@ func (p *Plan) checkStepName(i int, known Workloads, seen map[string]int) error 
 func (p *Plan) checkStepTiming(i int, _ Workloads, _ map[string]int) error {
 	s := &p.Steps[i]
 	at := func(k string) string { return stepKey(i, k) }
+	if err := p.checkThreadSchedule(i); err != nil {
+		return err
+	}
 	if len(s.Threads) == 0 {
-		return p.errAt(fmt.Sprintf("step.%d", i), "step %q needs threads = [...]", s.Name)
+		return p.errAt(fmt.Sprintf("step.%d", i), "step %q needs threads = [...] or thread_schedule = \"16@60s,32@60s\"", s.Name)
 	}
 	for _, t := range s.Threads {
 		if t < 1 {
@@ -378,6 +386,35 @@ func (p *Plan) checkStepTiming(i int, _ Workloads, _ map[string]int) error {
 	}
 	if s.Repeats < 1 {
 		return p.errAt(at("repeats"), "step %q: repeats must be at least 1", s.Name)
+	}
+	return nil
+}
+
+// checkThreadSchedule reads a step's thread_schedule into its one level,
+// the schedule's most threads; its time is at least the schedule's length
+// (the schedule's length when not given).
+func (p *Plan) checkThreadSchedule(i int) error {
+	s := &p.Steps[i]
+	at := func(k string) string { return stepKey(i, k) }
+	if s.ThreadSchedule == "" {
+		return nil
+	}
+	if len(s.Threads) > 0 {
+		return p.errAt(at("thread_schedule"), "step %q: threads or thread_schedule, not both", s.Name)
+	}
+	if s.P95Limit != "" {
+		return p.errAt(at("thread_schedule"), "step %q: a p95_limit search needs threads = [lo, hi], not a thread_schedule", s.Name)
+	}
+	segs, err := cells.ThreadSegments(s.ThreadSchedule)
+	if err != nil {
+		return p.errAt(at("thread_schedule"), "step %q: thread_schedule = %s: %v (16@60s,32@60s or a ramp 8-64@5m)", s.Name, options.Shown(s.ThreadSchedule), err)
+	}
+	s.Threads = []int{cells.MostThreads(segs)}
+	length := workload.ScheduleLength(segs)
+	if s.Time == "" {
+		s.Time = length.String()
+	} else if d, err := time.ParseDuration(s.Time); err == nil && d < length {
+		return p.errAt(at("time"), "step %q: time = %q ends before its thread_schedule (%s): give at least that, or leave time out", s.Name, s.Time, length)
 	}
 	return nil
 }
@@ -552,11 +589,30 @@ func (p *Plan) scaled(d string) time.Duration {
 		return 0
 	}
 	v, _ := time.ParseDuration(d)
+	return p.scale(v)
+}
+
+// scale is a duration times the plan's scale, in whole seconds, at least
+// one (0 stays 0).
+func (p *Plan) scale(v time.Duration) time.Duration {
 	if v == 0 {
 		return 0
 	}
 	s := time.Duration(math.Round(v.Seconds()*p.Scale)) * time.Second
 	return max(s, time.Second)
+}
+
+// schedule is a step's thread schedule with its durations scaled as the
+// plan's ("" for none), and the run's time, which covers it.
+func (p *Plan) schedule(s Step, run time.Duration) (string, time.Duration) {
+	if s.ThreadSchedule == "" {
+		return "", run
+	}
+	segs, _ := cells.ThreadSegments(s.ThreadSchedule) // checked as the plan was read
+	for i := range segs {
+		segs[i].Dur = p.scale(segs[i].Dur)
+	}
+	return workload.FormatSchedule(segs), max(run, workload.ScheduleLength(segs))
 }
 
 // Timing names the flags a workload binds to the run's time and warm-up.
@@ -579,11 +635,12 @@ func (p *Plan) Series(timing Timing) []*cells.Series {
 			args = append(args, "--"+result.FlagEvent+"="+e.spec())
 		}
 		run, warm, cool := p.scaled(s.Time), p.scaled(s.Warmup), p.scaled(s.Cooldown)
+		sched, run := p.schedule(s, run)
 		args = append(args, fmt.Sprintf("--%s=%d", tf, int64(run.Seconds())))
 		if warm > 0 {
 			args = append(args, fmt.Sprintf("--%s=%d", wf, int64(warm.Seconds())))
 		}
-		se := &cells.Series{Plan: p.Name, Step: s.Name, Prefix: s.Name, Numbered: true, Threads: s.Threads,
+		se := &cells.Series{Plan: p.Name, Step: s.Name, Prefix: s.Name, Numbered: true, Threads: s.Threads, Schedule: sched,
 			Repeats: s.Repeats, Run: run + warm, Cooldown: cool, Args: args, TimeFlag: tf, WarmupFlag: wf}
 		if s.P95Limit != "" {
 			se.Search = &cells.Search{Limit: s.P95Limit, Steps: s.SearchSteps, Folder: s.Name + "-p95search"}

@@ -88,6 +88,56 @@ func TestScale(t *testing.T) {
 	}
 }
 
+// TestThreadScheduleStep: a step's thread_schedule is one cell a repeat,
+// named by its most threads, whose command line carries the schedule (its
+// durations scaled as the plan's) and whose time covers it; its key is not
+// a plain run's of those threads.
+func TestThreadScheduleStep(t *testing.T) {
+	src := "[dataset]\nworkload = \"sysbench\"\noptions = { tables = 1 }\n" +
+		"[[step]]\nname = \"steps\"\ntest = \"oltp_point_select\"\nthread_schedule = \"16@60s, 32@60s, 32-64@30s\"\nrepeats = 2\n" +
+		"[[step]]\nname = \"plain\"\ntest = \"oltp_point_select\"\nthreads = [64]\ntime = \"150s\"\n"
+	for _, c := range []struct {
+		scale float64
+		sched string
+		want  []string
+	}{
+		{0, "16@1m0s,32@1m0s,32-64@30s", []string{
+			"steps-64threads-r1.json 2m30s sysbench oltp_point_select --tables=1 --time=150 --threads=16@1m0s,32@1m0s,32-64@30s",
+			"steps-64threads-r2.json 2m30s sysbench oltp_point_select --tables=1 --time=150 --threads=16@1m0s,32@1m0s,32-64@30s",
+			"plain-64threads-r1.json 2m30s sysbench oltp_point_select --tables=1 --time=150 --threads=64"}},
+		// 0.01: 0.6 s and 0.3 s are a second each, so the time, 1.5 s
+		// scaled to 2, grows to the schedule's 3.
+		{0.01, "16@1s,32@1s,32-64@1s", []string{
+			"steps-64threads-r1.json 3s sysbench oltp_point_select --tables=1 --time=3 --threads=16@1s,32@1s,32-64@1s",
+			"steps-64threads-r2.json 3s sysbench oltp_point_select --tables=1 --time=3 --threads=16@1s,32@1s,32-64@1s",
+			"plain-64threads-r1.json 2s sysbench oltp_point_select --tables=1 --time=2 --threads=64"}},
+	} {
+		p, err := Parse("p.toml", []byte(src), c.scale, known)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := cells.Expand(p.Series(timing))
+		var got []string
+		for _, c := range cs {
+			got = append(got, fmt.Sprintf("%s %s %s", c.File, c.Expected, strings.Join(c.Args(), " ")))
+		}
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("scale %v: cells:\n%s\nwant:\n%s", c.scale, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+		if s := cs[0].String(); s != "steps, threads "+c.sched+", repeat 1/2" {
+			t.Errorf("cell named %q", s)
+		}
+		k0, err0 := cs[0].Key()
+		k1, err1 := cs[1].Key()
+		k2, err2 := cs[2].Key()
+		if err0 != nil || err1 != nil || err2 != nil || !k0.Equal(k1) || k0.Equal(k2) || k0.Schedule != c.sched {
+			t.Errorf("keys %+v %+v %+v (%v %v %v)", k0, k1, k2, err0, err1, err2)
+		}
+	}
+}
+
+// TestSearchCell: a p95_limit step is one cell, its command line the range,
+// the limit and the steps.
 func TestSearchCell(t *testing.T) {
 	src := `[dataset]
 workload = "tpcc"
@@ -140,6 +190,13 @@ func TestBadPlans(t *testing.T) {
 		{"event's bad timeout", head + step + "[[step.events]]\nat = \"2s\"\ncommand = \"true\"\n" + strings.ReplaceAll(step, "point_select", "read_only") +
 			"[[step.events]]\nat = \"2s\"\ncommand = \"true\"\n[[step.events]]\nat = \"2s\"\ntimeout = \"soon\"\ncommand = \"true\"\n", `b.toml:18: event 2 of step 2: timeout: "soon" is not seconds`},
 		{"event as an option", head + step + "options = { event = \"at=1s;sql=SELECT 1\" }\n", `b.toml:8: option event: set it with the step's events key`},
+		{"threads and a schedule", head + step + "thread_schedule = \"1@1s\"\n", `b.toml:8: step "oltp_point_select": threads or thread_schedule, not both`},
+		{"neither", head + "[[step]]\ntest = \"oltp_point_select\"\ntime = \"1s\"\n", `b.toml:4: step "oltp_point_select" needs threads = [...] or thread_schedule = "16@60s,32@60s"`},
+		{"bad schedule", head + "[[step]]\ntest = \"oltp_point_select\"\nthread_schedule = \"2@1s,0.5@1s\"\n", `b.toml:6: step "oltp_point_select": thread_schedule = 2@1s,0.5@1s: whole numbers of threads`},
+		{"no thread in a segment", head + "[[step]]\ntest = \"oltp_point_select\"\nthread_schedule = \"0-4@1m\"\n", `b.toml:6: step "oltp_point_select": thread_schedule = 0-4@1m: at least 1 thread in every segment`},
+		{"schedule not read", head + "[[step]]\ntest = \"oltp_point_select\"\nthread_schedule = \"4\"\n", `b.toml:6: step "oltp_point_select": thread_schedule = 4: "4" is not LEVEL@DURATION`},
+		{"schedule longer than time", head + "[[step]]\ntest = \"oltp_point_select\"\nthread_schedule = \"1@1m,2@1m\"\ntime = \"90s\"\n", `b.toml:7: step "oltp_point_select": time = "90s" ends before its thread_schedule (2m0s)`},
+		{"schedule search", head + "[[step]]\ntest = \"oltp_point_select\"\nthread_schedule = \"1@1m\"\np95_limit = \"100ms\"\n", `b.toml:6: step "oltp_point_select": a p95_limit search needs threads = [lo, hi], not a thread_schedule`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("b.toml", []byte(c.src), 0, known)

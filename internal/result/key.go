@@ -42,7 +42,11 @@ type Key struct {
 	Time    int64             `json:"time_s"`            // the measured time, seconds
 	Warmup  int64             `json:"warmup_s,omitempty"`
 	Threads int               `json:"threads,omitempty"` // a sweep's level
-	Search  *SearchKey        `json:"search,omitempty"`  // a p95 search
+	// Schedule is a run's --threads schedule within it (16@60s,32@60s),
+	// as the cell wrote it: a run of the schedule's most threads is
+	// another cell.
+	Schedule string     `json:"threads_schedule,omitempty"`
+	Search   *SearchKey `json:"search,omitempty"` // a p95 search
 }
 
 // SearchKey is a p95 search's identity: its range, limit, steps and
@@ -64,7 +68,7 @@ func CanonicalFlag(name string) string {
 // Equal says whether two keys name the same cell.
 func (k Key) Equal(o Key) bool {
 	if k.V != o.V || !slices.Equal(k.Command, o.Command) || !maps.Equal(k.Options, o.Options) ||
-		k.Time != o.Time || k.Warmup != o.Warmup || k.Threads != o.Threads || (k.Search == nil) != (o.Search == nil) {
+		k.Time != o.Time || k.Warmup != o.Warmup || k.Threads != o.Threads || k.Schedule != o.Schedule || (k.Search == nil) != (o.Search == nil) {
 		return false
 	}
 	return k.Search == nil || *k.Search == *o.Search
@@ -91,7 +95,9 @@ func ParseKey(args []string, timeFlag, warmupFlag string) (Key, error) {
 		case CanonicalFlag(warmupFlag):
 			k.Warmup, err = seconds(value)
 		case FlagThreads:
-			if lo, hi, ok := strings.Cut(value, "-"); ok {
+			if strings.Contains(value, "@") {
+				k.Schedule = value
+			} else if lo, hi, ok := strings.Cut(value, "-"); ok {
 				searching = true
 				search.Lo, err = strconv.Atoi(lo)
 				if err == nil {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func FuzzParseSeconds(f *testing.F) {
 // FuzzParseSchedule: a --rate schedule parses into segments whose rates
 // stay within the ones given, or one error line.
 func FuzzParseSchedule(f *testing.F) {
-	for _, s := range []string{"500@60s,1000@60s", "100-2000@2m", "10", "0@1s", "1-@1s", "5@", "@", "1@1s,2@0s"} {
+	for _, s := range []string{"500@60s,1000@60s", "100-2000@2m", "10", "nan@1s", "1-inf@1s", "0.5@1.5", "1e3@1ms", "0@1s", "1-@1s", "5@", "@", "1@1s,2@0s"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -35,6 +36,9 @@ func FuzzParseSchedule(f *testing.F) {
 		if err != nil {
 			oneLine(t, err)
 			return
+		}
+		if back, err := ParseSchedule(FormatSchedule(segs)); err != nil || !slices.Equal(back, segs) {
+			t.Fatalf("%q written as %q reads back as %v (%v), not %v", s, FormatSchedule(segs), back, err, segs)
 		}
 		n := ScheduleLength(segs)
 		if n < 0 {

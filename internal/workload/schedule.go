@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -36,12 +37,27 @@ func ParseSchedule(s string) ([]Segment, error) {
 		if err == nil && ramp {
 			b, err = strconv.ParseFloat(to, 64)
 		}
-		if err != nil || a < 0 || b < 0 {
+		if err != nil || a < 0 || b < 0 || math.IsInf(a+b, 0) || math.IsNaN(a+b) {
 			return nil, fmt.Errorf("%q: the level %q is not a number 0 or more (or FROM-TO)", part, level)
 		}
 		out = append(out, Segment{From: a, To: b, Dur: d})
 	}
 	return out, nil
+}
+
+// FormatSchedule writes segments as ParseSchedule reads them: levels
+// without exponents (1e-05 would read as a ramp), durations in Go's
+// spelling, which reads back exactly.
+func FormatSchedule(segs []Segment) string {
+	parts := make([]string, len(segs))
+	for i, s := range segs {
+		level := strconv.FormatFloat(s.From, 'f', -1, 64)
+		if s.To != s.From {
+			level += "-" + strconv.FormatFloat(s.To, 'f', -1, 64)
+		}
+		parts[i] = level + "@" + s.Dur.String()
+	}
+	return strings.Join(parts, ",")
 }
 
 // ScheduleAt is the schedule's level t after its start: linear within a
