@@ -602,6 +602,16 @@ func (p *Plan) scale(v time.Duration) time.Duration {
 	return max(s, time.Second)
 }
 
+// scaledAt is an event's at= under the plan's scale: as written at scale 1,
+// so that the cells' keys keep the plan's own spelling.
+func (p *Plan) scaledAt(at string) string {
+	d, err := workload.ParseSeconds(at)
+	if p.Scale == 1 || err != nil {
+		return at
+	}
+	return p.scale(d).String()
+}
+
 // schedule is a step's thread schedule with its durations scaled as the
 // plan's ("" for none), and the run's time, which covers it.
 func (p *Plan) schedule(s Step, run time.Duration) (string, time.Duration) {
@@ -632,6 +642,7 @@ func (p *Plan) Series(timing Timing) []*cells.Series {
 		args = append(args, p.datasetOptions()...)
 		args = append(args, optionArgs(s.Options, nil)...)
 		for _, e := range s.Events {
+			e.At = p.scaledAt(e.At)
 			args = append(args, "--"+result.FlagEvent+"="+e.spec())
 		}
 		run, warm, cool := p.scaled(s.Time), p.scaled(s.Warmup), p.scaled(s.Cooldown)

@@ -227,6 +227,16 @@ func TestStepEvents(t *testing.T) {
 	if strings.Contains(strings.Join(p.Series(timing)[0].Args, " "), "--event") {
 		t.Error("the other step's cells have the events")
 	}
+	// Scaled as the step's time is (1m at 0.1 is 6 s): 20 s at 2 s, 40 s
+	// at 4 s; a timeout is a bound, not the plan's time, and stays.
+	if p, err = Parse("e.toml", []byte(src), 0.1, known); err != nil {
+		t.Fatal(err)
+	}
+	args = strings.Join(p.Series(timing)[1].Args, " ")
+	want = "--event=name=add c_1;at=2s;sql=ALTER TABLE sbtest1 ADD INDEX c_1 (c) --event=at=4s;timeout=5m;on_error=stop;command=tiup cluster restart c1 -N tikv-2 --yes --time=6"
+	if !strings.Contains(args, want) {
+		t.Errorf("scaled 0.1: args %s\nlack %s", args, want)
+	}
 }
 
 func TestKeyLines(t *testing.T) {
