@@ -226,6 +226,9 @@ func TestThreadScheduleInPlan(t *testing.T) {
 	if c := res.Evidence.Counters["Connections"]; res.Totals["reconnects"] != 0 || c != 2 {
 		t.Errorf("%v connections made in the run (want the 2 threads the schedule added), %d reconnects", c, res.Totals["reconnects"])
 	}
+	if r := inProcess("report", "compare", dir, dir, "--names=a,b"); !strings.Contains(r.stdout, "(threads 1@2s,3@2s)") {
+		t.Errorf("report compare does not name the schedule:\n%s%s", r.stdout, r.stderr)
+	}
 	if r := run(); r.code != 0 || !strings.Contains(r.stdout, "All 1 cells of the plan are done") {
 		t.Errorf("the plan again: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

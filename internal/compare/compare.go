@@ -236,11 +236,17 @@ func build(vs []Version, describe Describe) []Table {
 			}
 		}
 	}
+	// A thread schedule's runs are not a plain run's of its most threads:
+	// a table of their own, named by the schedule.
 	stepOf := func(r *result.Result) string {
-		if r.Cell == nil || len(steps[r.Workload]) < 2 {
-			return ""
+		step := ""
+		if r.Cell != nil && len(steps[r.Workload]) >= 2 {
+			step = r.Cell.Step
 		}
-		return r.Cell.Step
+		if r.Cell != nil && r.Cell.Key != nil && r.Cell.Key.Schedule != "" {
+			step = strings.TrimPrefix(step+", threads "+r.Cell.Key.Schedule, ", ")
+		}
+		return step
 	}
 	n := len(vs)
 	idx := map[key]*Row{}

@@ -164,6 +164,36 @@ func TestSettingsDiff(t *testing.T) {
 	}
 }
 
+// TestScheduleTable: runs on a thread schedule pair with the same
+// schedule's, in a table of their own, never with plain runs of its most
+// threads.
+func TestScheduleTable(t *testing.T) {
+	var vs []Version
+	for side, label := range []string{"v1", "v2"} {
+		var rs []*result.Result
+		for _, sched := range []string{"", "1@2s,4@2s"} {
+			r := fixture(t, "sysbench/oltp_point_select", label, 4, float64(1000*(side+1))+float64(len(sched)), 2)
+			r.Cell = &result.Cell{Step: "steps", Repeat: 1, Key: &result.Key{Threads: 4, Schedule: sched}}
+			rs = append(rs, r)
+		}
+		vs = append(vs, Version{label, rs})
+	}
+	tables := New(vs, describe).Tables
+	var got []string
+	for _, tb := range tables {
+		for _, row := range tb.Rows {
+			got = append(got, fmt.Sprintf("%s|%d|%v|%v", tb.Step, row.Threads, tput(row.Med[0]), tput(row.Med[1])))
+		}
+	}
+	want := []string{"|4|1000|2000", "threads 1@2s,4@2s|4|1009|2009"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(tables) == 2 && !strings.HasSuffix(tables[1].Title, " (threads 1@2s,4@2s)") {
+		t.Errorf("the schedule's table is titled %q", tables[1].Title)
+	}
+}
+
 func TestVerdict(t *testing.T) {
 	b, c := versions(t)
 	v := New([]Version{b, c}, describe).Tables[0].Verdict([]string{"v2.1", "v3.0"})
