@@ -238,3 +238,19 @@ func TestThreadScheduleInPlan(t *testing.T) {
 		t.Errorf("plain threads after the schedule: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestPlanScalesSchedules: --scale scales a step's thread schedule, a rate
+// schedule in its options (sysbench's --rate, as its flags declare it) and
+// its events' times, as it does the step's time.
+func TestPlanScalesSchedules(t *testing.T) {
+	p := writePlan(t, "[dataset]\nworkload = \"sysbench\"\noptions = { tables = 1, table-size = 1000 }\n[[step]]\ntest = \"oltp_point_select\"\n"+
+		"thread_schedule = \"4@1m,8@1m\"\noptions = { rate = \"500@1m,1000@1m\" }\nevents = [{ at = \"90s\", sql = \"SELECT 1\" }]\n")
+	for scale, want := range map[string]string{
+		"1":   "--rate=500@1m,1000@1m --event=at=90s;sql=SELECT 1 --time=120 --threads=4@1m0s,8@1m0s",
+		"0.1": "--rate=500@6s,1000@6s --event=at=9s;sql=SELECT 1 --time=12 --threads=4@6s,8@6s",
+	} {
+		if r := inProcess("plan", "show", p, "--scale="+scale); r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("--scale=%s: exit %d, want %q in:\n%s%s", scale, r.code, want, r.stdout, r.stderr)
+		}
+	}
+}

@@ -45,10 +45,11 @@ func Configure(args []string, command string) (*Pipeline, error) {
 	return p, nil
 }
 
-// TimingFlags names the flags a workload binds to the run's time and
-// warm-up (--time, and --warmup-time or --ramp), as its Flags declared them.
-func TimingFlags(name string) (timeFlag, warmupFlag string) {
+// TimingFlags names the flags a workload binds to the run's time,
+// warm-up and rate (--time, --warmup-time or --ramp, --rate), as its Flags
+// declared them ("" for none).
+func TimingFlags(name string) (timeFlag, warmupFlag, rateFlag string) {
 	spec, _ := workload.Lookup(name)
 	p := New(spec, pflag.NewFlagSet(name, pflag.ContinueOnError), nil)
-	return p.ro.TimeFlag, p.ro.WarmupFlag
+	return p.ro.TimeFlag, p.ro.WarmupFlag, p.ro.RateFlag
 }

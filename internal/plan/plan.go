@@ -612,6 +612,24 @@ func (p *Plan) scaledAt(at string) string {
 	return p.scale(d).String()
 }
 
+// scaledRate is a step's option under the plan's scale: a rate schedule's
+// durations scaled (rateFlag is the workload's rate option), anything else
+// as written; at scale 1 the plan's own spelling.
+func (p *Plan) scaledRate(rateFlag, k string, v any) any {
+	x, ok := v.(string)
+	if !ok || p.Scale == 1 || rateFlag == "" || result.CanonicalFlag(k) != rateFlag || !strings.Contains(x, "@") {
+		return v
+	}
+	segs, err := workload.ParseSchedule(x)
+	if err != nil {
+		return v // the workload's own parser names it
+	}
+	for i := range segs {
+		segs[i].Dur = p.scale(segs[i].Dur)
+	}
+	return workload.FormatSchedule(segs)
+}
+
 // schedule is a step's thread schedule with its durations scaled as the
 // plan's ("" for none), and the run's time, which covers it.
 func (p *Plan) schedule(s Step, run time.Duration) (string, time.Duration) {
@@ -625,8 +643,9 @@ func (p *Plan) schedule(s Step, run time.Duration) (string, time.Duration) {
 	return workload.FormatSchedule(segs), max(run, workload.ScheduleLength(segs))
 }
 
-// Timing names the flags a workload binds to the run's time and warm-up.
-type Timing func(workload string) (timeFlag, warmupFlag string)
+// Timing names the flags a workload binds to the run's time, warm-up and
+// rate ("" for none).
+type Timing func(workload string) (timeFlag, warmupFlag, rateFlag string)
 
 // Series are the plan's steps as the executor runs them: each a thread
 // sweep with repeats or a p95 search, whose runs are the workload's command
@@ -634,13 +653,13 @@ type Timing func(workload string) (timeFlag, warmupFlag string)
 func (p *Plan) Series(timing Timing) []*cells.Series {
 	var out []*cells.Series
 	for _, s := range p.Steps {
-		tf, wf := timing(s.Workload)
+		tf, wf, rf := timing(s.Workload)
 		args := []string{s.Workload}
 		if s.Test != "" {
 			args = append(args, s.Test)
 		}
 		args = append(args, p.datasetOptions()...)
-		args = append(args, optionArgs(s.Options, nil)...)
+		args = append(args, optionArgs(s.Options, func(k string, v any) any { return p.scaledRate(rf, k, v) })...)
 		for _, e := range s.Events {
 			e.At = p.scaledAt(e.At)
 			args = append(args, "--"+result.FlagEvent+"="+e.spec())

@@ -11,11 +11,11 @@ import (
 
 var known = Workloads{"sysbench": 1, "tpcc": 0}
 
-func timing(w string) (string, string) {
+func timing(w string) (string, string, string) {
 	if w == "tpcc" {
-		return "time", "ramp"
+		return "time", "ramp", ""
 	}
-	return "time", "warmup-time"
+	return "time", "warmup-time", "rate"
 }
 
 const good = `name = "two steps"
@@ -132,6 +132,31 @@ func TestThreadScheduleStep(t *testing.T) {
 		k2, err2 := cs[2].Key()
 		if err0 != nil || err1 != nil || err2 != nil || !k0.Equal(k1) || k0.Equal(k2) || k0.Schedule != c.sched {
 			t.Errorf("keys %+v %+v %+v (%v %v %v)", k0, k1, k2, err0, err1, err2)
+		}
+	}
+}
+
+// TestScaledRate: a rate schedule in a step's options is scaled with the
+// plan's durations (the workload names its rate option); a plain rate and
+// other options are not, and at scale 1 the plan's spelling stays.
+func TestScaledRate(t *testing.T) {
+	src := "[dataset]\nworkload = \"sysbench\"\noptions = { tables = 1 }\n" +
+		"[[step]]\nname = \"a\"\ntest = \"oltp_point_select\"\nthreads = [4]\ntime = \"3m\"\noptions = { rate = \"500@60s,1000-2000@2m\", report-interval = 10 }\n" +
+		"[[step]]\nname = \"b\"\ntest = \"oltp_point_select\"\nthreads = [4]\ntime = \"3m\"\noptions = { rate = 100 }\n"
+	for _, c := range []struct {
+		scale float64
+		a, b  string
+	}{
+		{1, "--rate=500@60s,1000-2000@2m --report-interval=10 --time=180", "--rate=100 --time=180"},
+		{0.1, "--rate=500@6s,1000-2000@12s --report-interval=10 --time=18", "--rate=100 --time=18"},
+	} {
+		p, err := Parse("r.toml", []byte(src), c.scale, known)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := p.Series(timing)
+		if a, b := strings.Join(s[0].Args, " "), strings.Join(s[1].Args, " "); !strings.HasSuffix(a, c.a) || !strings.HasSuffix(b, c.b) {
+			t.Errorf("scale %v:\n%s\n%s\nwant the ends\n%s\n%s", c.scale, a, b, c.a, c.b)
 		}
 	}
 }

@@ -33,9 +33,10 @@ type RunOptions struct {
 	// DryRun runs every statement as a no-op on no server (sysbench's
 	// --mysql-dry-run): the client measured alone.
 	DryRun bool
-	// TimeFlag and WarmupFlag name the flags bound to Time and Warmup (TimeVar,
-	// WarmupVar), so that a plan can set a step's time and warm-up.
-	TimeFlag, WarmupFlag string
+	// TimeFlag, WarmupFlag and RateFlag name the flags bound to Time,
+	// Warmup and Rate (TimeVar, WarmupVar, RateVar), so that a plan can set
+	// a step's time and warm-up and scale its rate schedule.
+	TimeFlag, WarmupFlag, RateFlag string
 }
 
 // TimeVar binds Time to the flag name.

@@ -117,5 +117,6 @@ func (rateValue) Type() string { return "float64" }
 // RateVar binds Rate (and RateSchedule) to the flag name: events per
 // second, or a schedule of them (500@60s,1000@60s; 100-2000@2m).
 func (ro *RunOptions) RateVar(fs *pflag.FlagSet, name string, usage string) {
+	ro.RateFlag = name
 	fs.Var(rateValue{ro}, name, usage)
 }
