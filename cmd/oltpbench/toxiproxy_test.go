@@ -117,9 +117,12 @@ func TestToxiResetPeer(t *testing.T) {
 	}
 	before := orders()
 	f := filepath.Join(t.TempDir(), "tpcc.json")
-	// Half of the connections reset 300 ms after the toxic (new ones too).
+	// Half of the connections reset 300 ms after the toxic (new ones too):
+	// Toxiproxy tosses a coin for each connection, so 12 threads, not 4,
+	// whose 1 in 16 chance that no connection was hit failed CI once (1 in
+	// 4,096 with 12).
 	resets := toxic{"reset_peer", "downstream", 0.5, toxiproxy.Attributes{"timeout": 300}}
-	so := during(t, p, resets, "[   2s]", "[   5s]", append([]string{"tpcc", "run", "--warehouses=1", "--threads=4", "--time=8s", "--report-interval=1s", "--result-file=" + f}, via...)...)
+	so := during(t, p, resets, "[   2s]", "[   5s]", append([]string{"tpcc", "run", "--warehouses=1", "--threads=12", "--time=8s", "--report-interval=1s", "--result-file=" + f}, via...)...)
 	res := readResult(t, f)
 	reconnects := res.Totals["reconnects"]
 	committed := res.Op("new_order").Count
@@ -142,7 +145,7 @@ func TestToxiResetPeer(t *testing.T) {
 	mustOK(t, sb(t, sdb, "oltp_insert", "prepare", "--tables=1", "--table-size=100"), "prepare")
 	via[len(via)-1] = "--mysql-db=" + sdb
 	f = filepath.Join(t.TempDir(), "insert.json")
-	during(t, p, resets, "[ 2s ]", "[ 4s ]", append([]string{"sysbench", "oltp_insert", "run", "--tables=1", "--table-size=100", "--threads=4", "--time=6", "--report-interval=1", "--result-file=" + f}, via...)...)
+	during(t, p, resets, "[ 2s ]", "[ 4s ]", append([]string{"sysbench", "oltp_insert", "run", "--tables=1", "--table-size=100", "--threads=12", "--time=6", "--report-interval=1", "--result-file=" + f}, via...)...)
 	res = readResult(t, f)
 	var rows int64
 	openDB(t, sdb).QueryRow("SELECT COUNT(*) FROM sbtest1").Scan(&rows)
