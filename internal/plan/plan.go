@@ -624,10 +624,15 @@ func (p *Plan) scaledRate(rateFlag, k string, v any) any {
 	if err != nil {
 		return v // the workload's own parser names it
 	}
+	return workload.FormatSchedule(p.scaleSegments(segs))
+}
+
+// scaleSegments scales a schedule's durations as the plan's (in place).
+func (p *Plan) scaleSegments(segs []workload.Segment) []workload.Segment {
 	for i := range segs {
 		segs[i].Dur = p.scale(segs[i].Dur)
 	}
-	return workload.FormatSchedule(segs)
+	return segs
 }
 
 // schedule is a step's thread schedule with its durations scaled as the
@@ -637,9 +642,7 @@ func (p *Plan) schedule(s Step, run time.Duration) (string, time.Duration) {
 		return "", run
 	}
 	segs, _ := cells.ThreadSegments(s.ThreadSchedule) // checked as the plan was read
-	for i := range segs {
-		segs[i].Dur = p.scale(segs[i].Dur)
-	}
+	segs = p.scaleSegments(segs)
 	return workload.FormatSchedule(segs), max(run, workload.ScheduleLength(segs))
 }
 
