@@ -262,6 +262,11 @@ func TestArgumentErrors(t *testing.T) {
 		{[]string{"tpcc"}, `expected <prepare|run|check|cleanup>, got ""`},
 		{[]string{"tpcc", "prewarm"}, `unknown command "prewarm": use prepare, run, check or cleanup`},
 		{[]string{"tpcc", "run", "--weights=1,2"}, "--weights"},
+		// Every group refuses a subcommand it lacks (cobra's default below the root is help and exit 0).
+		{[]string{"report", "histroy"}, `unknown command "histroy" for "oltpbench report": use compare, merge or show`},
+		{[]string{"plan", "foo"}, `unknown command "foo" for "oltpbench plan": use run or show`},
+		{[]string{"csv", "foo"}, `unknown command "foo" for "oltpbench csv": use ch, sysbench or tpcc`},
+		{[]string{"sysbnch"}, `unknown command "sysbnch" for "oltpbench": use ch, completion, csv, import, plan, report, sysbench or tpcc (did you mean sysbench?)`},
 		{[]string{"tpcc", "run", "--output=xml"}, "--output=xml"},
 		{[]string{"csv", "sysbench", "a", "b", "--dir=x"}, "at most one test"},
 		{[]string{"csv", "tpcc", "a", "--dir=x"}, "tpcc has no tests"},

@@ -56,6 +56,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		root.AddCommand(workloadCommand(s, argsAfter(args, s.Name)))
 	}
 	root.AddCommand(csvCommand(args), importCommand(), reportCommand(), planCommand())
+	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
+		if c.HasSubCommands() && !c.Runnable() {
+			group(c)
+		}
+	}
 	if err := root.Execute(); err != nil {
 		var m *workload.Message
 		if errors.As(err, &m) && m.Error() == err.Error() { // the peer's words, nothing added on the way
@@ -70,6 +75,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// group makes c, a command of subcommands only, refuse an unknown
+// subcommand in one line naming the valid ones, exit 1 (cobra prints the
+// help and exits 0 for a group below the root, so a misspelt subcommand in
+// a script would pass for run); with no argument it prints its help.
+func group(c *cobra.Command) {
+	c.Args = cobra.ArbitraryArgs
+	c.SuggestionsMinimumDistance = 2 // cobra's own default, which it applies only at the root
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		var names []string
+		for _, s := range c.Commands() {
+			if s.IsAvailableCommand() {
+				names = append(names, s.Name())
+			}
+		}
+		msg := fmt.Sprintf("unknown command %q for %q: use %s or %s", args[0], c.CommandPath(),
+			strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += " (did you mean " + s[0] + "?)"
+		}
+		return errors.New(msg)
+	}
 }
 
 // argsAfter is the command line after "NAME" (or "csv NAME") when the
