@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -79,12 +80,14 @@ func importCommand() *cobra.Command {
 			}
 			defer exp.Close()
 			lo.Log, lo.Quiet, lo.Watch = out, true, exp.WatchLoad
-			rep, err := loader.ImportDir(ctx, co, f.load.Dir, lo)
-			if err != nil {
-				return err
-			}
-			rep.Summary(out)
-			return nil
+			return pipeline.Watched(ctx, co, "import", func(ctx context.Context) error {
+				rep, err := loader.ImportDir(ctx, co, f.load.Dir, lo)
+				if err != nil {
+					return err
+				}
+				rep.Summary(out)
+				return nil
+			})
 		},
 	}
 	fs := cmd.Flags()

@@ -17,7 +17,6 @@ import (
 	"github.com/oltpbench/oltpbench/internal/plan"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
-	"github.com/oltpbench/oltpbench/loader"
 )
 
 func planCommand() *cobra.Command {
@@ -218,7 +217,7 @@ func (pr *planRunner) warmup(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	n, err := loader.AnalyzeDataset(ctx, co, p.Workload().Dataset(), 2)
+	n, err := p.Analyze(ctx, co)
 	if err != nil {
 		return err
 	}

@@ -325,6 +325,13 @@ type sessionConnector struct {
 }
 
 func (c *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	// The connect timeout bounds the whole connect: the driver bounds only
+	// the dial with it, and a server that accepts and then says nothing (a
+	// frozen one: the kernel accepts for it) would hold the handshake, and
+	// --init-sql, forever. The context ends only the connect: the driver
+	// stops watching it once the connection is made.
+	ctx, cancel := context.WithTimeout(ctx, c.pool.timeout())
+	defer cancel()
 	dc, err := c.base.Connect(ctx)
 	if err != nil {
 		return nil, err

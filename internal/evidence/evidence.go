@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/deadline"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
@@ -25,6 +26,7 @@ const TopStatements = 64
 // Reader reads one server's evidence.
 type Reader struct {
 	db       *sql.DB
+	gate     *deadline.Gate // every read's bound (deadline.Evidence), shared with the run's other reads
 	schema   string
 	tidb     bool
 	digests  bool // performance_schema's statements by digest (text protocol)
@@ -47,30 +49,51 @@ type Snapshot struct {
 }
 
 // Open probes what the server gives; what it does not is said in Missing
-// of the evidence, once, and is not an error.
-func Open(ctx context.Context, db *sql.DB, schema string) *Reader {
-	r := &Reader{db: db, schema: schema}
+// of the evidence, once, and is not an error. Every read is within gate's
+// bound for evidence: a server that does not answer leaves the evidence
+// missing, with the reason, and the run goes on.
+func Open(ctx context.Context, db *sql.DB, schema string, gate *deadline.Gate) *Reader {
+	r := &Reader{db: db, schema: schema, gate: gate}
+	r.read(ctx, func(ctx context.Context) { r.probe(ctx) })
+	return r
+}
+
+// read runs f within the gate's bound; when the server misses it, what f
+// noted on the way (the cancelled queries' errors) gives way to the one
+// line saying why.
+func (r *Reader) read(ctx context.Context, f func(context.Context)) {
 	start := time.Now()
 	defer func() { r.took += time.Since(start) }()
+	had := len(r.missing)
+	err := r.gate.Do(ctx, deadline.Evidence, func(ctx context.Context) error { f(ctx); return nil })
+	if err != nil {
+		r.missing = r.missing[:had]
+		r.note(err, "")
+	}
+}
+
+// probe finds what the server gives.
+func (r *Reader) probe(ctx context.Context) {
+	db := r.db
 	var version string
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		r.missing = append(r.missing, "everything: the server did not answer ("+err.Error()+")")
-		return r
+		return
 	}
 	r.tidb = conn.IsTiDB(version)
 	if r.tidb {
 		var on string
 		if err := db.QueryRowContext(ctx, "SELECT @@tidb_enable_stmt_summary").Scan(&on); err != nil || (on != "1" && !strings.EqualFold(on, "ON")) {
 			r.missing = append(r.missing, "statement figures: the statements summary is off (SET GLOBAL tidb_enable_stmt_summary = ON)")
-			return r
+			return
 		}
 		r.digests = true
-		return r
+		return
 	}
 	var ps string
 	if err := db.QueryRowContext(ctx, "SELECT @@performance_schema").Scan(&ps); err != nil || (ps != "1" && !strings.EqualFold(ps, "ON")) {
 		r.missing = append(r.missing, "statement figures: performance_schema is off (start the server with performance_schema=ON)")
-		return r
+		return
 	}
 	r.digests = true
 	defer r.measureOwn(ctx)
@@ -82,14 +105,13 @@ func Open(ctx context.Context, db *sql.DB, schema string) *Reader {
 		r.missing = append(r.missing, "prepared statements' figures: performance_schema's events_statements_current consumer is off "+
 			"(start the server with performance-schema-consumer-events-statements-current=ON)")
 	}
-	return r
 }
 
 // measureOwn takes two snapshots back to back: their difference is one
 // Take's own footprint on the counters.
 func (r *Reader) measureOwn(ctx context.Context) {
-	a := r.Take(ctx)
-	b := r.Take(ctx)
+	a := r.take(ctx)
+	b := r.take(ctx)
 	r.own = map[string]float64{}
 	for k, v := range b.status {
 		r.own[k] = v - a.status[k]
@@ -97,10 +119,18 @@ func (r *Reader) measureOwn(ctx context.Context) {
 }
 
 // Take reads the counters and the statements' figures now. A query the
-// server refuses leaves its part empty and is said once.
+// server refuses leaves its part empty and is said once; a server that does
+// not answer in time leaves the snapshot empty.
 func (r *Reader) Take(ctx context.Context) *Snapshot {
-	start := time.Now()
-	defer func() { r.took += time.Since(start) }()
+	var s *Snapshot
+	r.read(ctx, func(ctx context.Context) { s = r.take(ctx) })
+	if s == nil || r.gate.Missed() != nil {
+		return &Snapshot{stmts: map[string]result.StatementFigures{}}
+	}
+	return s
+}
+
+func (r *Reader) take(ctx context.Context) *Snapshot {
 	s := &Snapshot{stmts: map[string]result.StatementFigures{}}
 	s.status = r.status(ctx)
 	if r.tidb {
@@ -140,10 +170,9 @@ func (r *Reader) status(ctx context.Context) map[string]float64 {
 // SHOW GLOBAL STATUS) is in it.
 func (r *Reader) Interval(ctx context.Context) map[string]float64 {
 	prev := r.last
-	start := time.Now()
-	cur := r.status(ctx)
-	r.took += time.Since(start)
-	if prev == nil {
+	var cur map[string]float64
+	r.read(ctx, func(ctx context.Context) { cur = r.status(ctx) })
+	if prev == nil || cur == nil || r.gate.Missed() != nil {
 		return nil
 	}
 	out := map[string]float64{}
@@ -155,12 +184,15 @@ func (r *Reader) Interval(ctx context.Context) map[string]float64 {
 	return out
 }
 
-// note says once that a part could not be read.
+// note says once that a part could not be read (what "": err says it).
 func (r *Reader) note(err error, what string) {
 	if err == nil {
 		return
 	}
-	line := what + ": the server refused the query (" + err.Error() + ")"
+	line := err.Error()
+	if what != "" {
+		line = what + ": the server refused the query (" + err.Error() + ")"
+	}
 	for _, m := range r.missing {
 		if m == line {
 			return
@@ -286,9 +318,15 @@ func (r *Reader) ClusterMetrics(ctx context.Context, a, b *Snapshot) map[string]
 	if !r.tidb || a == nil || b == nil || a.at == "" || b.at == "" {
 		return nil
 	}
-	start := time.Now()
-	defer func() { r.took += time.Since(start) }()
 	out := map[string]float64{}
+	r.read(ctx, func(ctx context.Context) { r.clusterMetrics(ctx, a, b, out) })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (r *Reader) clusterMetrics(ctx context.Context, a, b *Snapshot, out map[string]float64) {
 	err := conn.QueryStrings(ctx, r.db, metricsQuery(a.at, b.at), func(v []sql.NullString) error {
 		avg, err := strconv.ParseFloat(v[2].String, 64)
 		if err != nil || avg == 0 {
@@ -302,10 +340,6 @@ func (r *Reader) ClusterMetrics(ctx context.Context, a, b *Snapshot) map[string]
 		return nil
 	})
 	r.note(err, "cluster metrics (information_schema.metrics_summary, from the cluster's Prometheus)")
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }
 
 // metricsQuery reads the metrics summary between two of the server's

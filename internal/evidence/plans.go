@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/result"
@@ -22,8 +21,15 @@ import (
 // https://docs.pingcap.com/tidb/stable/explain-overview). A statement the
 // server will not explain is left out.
 func (r *Reader) Plans(ctx context.Context, samples []worker.Sample) []result.Plan {
-	start := time.Now()
-	defer func() { r.took += time.Since(start) }()
+	var out []result.Plan
+	r.read(ctx, func(ctx context.Context) { out = r.plans(ctx, samples) })
+	if r.gate.Missed() != nil {
+		return nil
+	}
+	return out
+}
+
+func (r *Reader) plans(ctx context.Context, samples []worker.Sample) []result.Plan {
 	var out []result.Plan
 	for _, s := range samples {
 		if !explainable(s.Query) {

@@ -8,6 +8,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -190,23 +191,33 @@ func (p *Pipeline) Drive(ctx context.Context, command string, args []string) err
 	if err != nil {
 		return err
 	}
-	if command != "run" {
+	if command == "run" {
+		return p.runCells(ctx, co)
+	}
+	err = p.watched(ctx, co, command, func(ctx context.Context) error {
 		if handled, err := p.ownCommand(ctx, command, co); handled || err != nil {
 			return err
 		}
+		switch command {
+		case "prepare":
+			return p.Prepare(ctx, co, p.f.load.Resume)
+		case "cleanup":
+			return p.cleanup(ctx, co, h)
+		case "prewarm":
+			return p.prewarm(ctx, co)
+		case "check":
+			return p.check(ctx, co)
+		}
+		return errMeasure
+	})
+	if err == errMeasure { // a command the workload lists and leaves to the runner
+		return p.runCells(ctx, co)
 	}
-	switch command {
-	case "prepare":
-		return p.Prepare(ctx, co, p.f.load.Resume)
-	case "cleanup":
-		return p.cleanup(ctx, co, h)
-	case "prewarm":
-		return p.Prewarm(ctx, co)
-	case "check":
-		return p.check(ctx, co)
-	}
-	return p.runCells(ctx, co)
+	return err
 }
+
+// errMeasure is Drive's word for a command that is a run.
+var errMeasure = errors.New("a run")
 
 // Begin checks a command and the options once parsed (the workload's
 // Setup included) and returns the connection options.
@@ -291,8 +302,13 @@ func (p *Pipeline) OwnCommand(ctx context.Context, command string, co conn.Optio
 	return err
 }
 
-// Prewarm reads the dataset into the server's caches.
+// Prewarm reads the dataset into the server's caches (watched: a server
+// that stops answering ends it).
 func (p *Pipeline) Prewarm(ctx context.Context, co conn.Options) error {
+	return p.watched(ctx, co, "prewarm", func(ctx context.Context) error { return p.prewarm(ctx, co) })
+}
+
+func (p *Pipeline) prewarm(ctx context.Context, co conn.Options) error {
 	h := p.w.Hooks()
 	if h.Prewarm == nil { // the workload's own command
 		return p.OwnCommand(ctx, "prewarm", co)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/deadline"
 	"github.com/oltpbench/oltpbench/internal/term"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
@@ -26,7 +28,20 @@ func (p *Pipeline) preflight(ctx context.Context, r *Run) error {
 		return err
 	}
 	defer pool.Close()
-	db := pool.DB(0)
+	var warnings []string
+	// A server that does not answer the checks refuses the run: it would
+	// start on a server it could not check, and wait on it.
+	if err := deadline.Do(ctx, deadline.Checks, func(ctx context.Context) error { warnings = p.checks(ctx, r, pool.DB(0)); return nil }); err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		p.note("warning: " + w)
+	}
+	return nil
+}
+
+// checks are preflight's warnings.
+func (p *Pipeline) checks(ctx context.Context, r *Run, db *sql.DB) []string {
 	rec, _ := loader.ReadDataset(ctx, db)
 	var warnings []string
 	var version string
@@ -52,10 +67,7 @@ func (p *Pipeline) preflight(ctx context.Context, r *Run) error {
 	if f := p.w.Hooks().Preflight; f != nil {
 		warnings = append(warnings, f(srv, r.Threads)...)
 	}
-	for _, w := range warnings {
-		p.note("warning: " + w)
-	}
-	return nil
+	return warnings
 }
 
 // datasetCheck is the run against its dataset once connected: the
@@ -67,7 +79,8 @@ func (p *Pipeline) datasetCheck(ctx context.Context, r *Run, pool *conn.Pool, re
 		return nil
 	}
 	if v := p.w.Hooks().Validate; v != nil {
-		if err := v(ctx, pool.DB(0), r.Conn.DB); err != nil {
+		// A server that does not answer refuses the run, as one found wrong.
+		if err := deadline.Do(ctx, deadline.Checks, func(ctx context.Context) error { return v(ctx, pool.DB(0), r.Conn.DB) }); err != nil {
 			return err
 		}
 	}

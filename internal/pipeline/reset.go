@@ -18,6 +18,10 @@ import (
 // matches, prepared when there is none, a cut load resumed (see
 // loader.EnsureDataset).
 func (p *Pipeline) Ensure(ctx context.Context, co conn.Options, whose string) error {
+	return p.watched(ctx, co, "the dataset's check", func(ctx context.Context) error { return p.ensure(ctx, co, whose) })
+}
+
+func (p *Pipeline) ensure(ctx context.Context, co conn.Options, whose string) error {
 	return loader.EnsureDataset(ctx, co, p.w.Dataset(), whose, p.out, func(resume bool) error {
 		if _, err := p.Front(append(p.Args(), "prepare")); err != nil {
 			return err
@@ -31,7 +35,9 @@ func (p *Pipeline) Ensure(ctx context.Context, co conn.Options, whose string) er
 // dropped first (as cleanup drops it) and loaded again. Another dataset in
 // the database is an error, not dropped.
 func (p *Pipeline) Reload(ctx context.Context, co conn.Options, whose string) error {
-	return p.remake(ctx, co, whose, "chunk:", func(bool) error { return p.Ensure(ctx, co, whose) })
+	return p.watched(ctx, co, "reload", func(ctx context.Context) error {
+		return p.remake(ctx, co, whose, "chunk:", func(bool) error { return p.ensure(ctx, co, whose) })
+	})
 }
 
 // Reimport loads the dataset from its CSV files in from (a folder or
@@ -39,6 +45,10 @@ func (p *Pipeline) Reload(ctx context.Context, co conn.Options, whose string) er
 // TiDB, LOAD DATA LOCAL elsewhere. An import found cut is finished;
 // anything else of the dataset's is dropped first.
 func (p *Pipeline) Reimport(ctx context.Context, co conn.Options, from, whose string) error {
+	return p.watched(ctx, co, "reimport", func(ctx context.Context) error { return p.reimport(ctx, co, from, whose) })
+}
+
+func (p *Pipeline) reimport(ctx context.Context, co conn.Options, from, whose string) error {
 	ds := p.w.Dataset()
 	if len(ds.Tables) == 0 {
 		return errors.New("reset = \"reimport\" loads the CSV files of a dataset the loader makes, and this one is made by its workload's own prepare: use reset = \"reload\" or \"command\"")
@@ -83,8 +93,22 @@ func (p *Pipeline) remake(ctx context.Context, co conn.Options, whose, unit stri
 // Fresh says whether the database holds the dataset as its load left it,
 // with what it checked, or why not (loader.Fresh, with the workload's exact
 // counts and the load's seed).
-func (p *Pipeline) Fresh(ctx context.Context, co conn.Options, whose string) (string, error) {
-	return loader.Fresh(ctx, co, p.w.Dataset(), whose, strconv.FormatUint(p.f.load.Seed, 10), p.w.Hooks().ExactRows)
+func (p *Pipeline) Fresh(ctx context.Context, co conn.Options, whose string) (what string, err error) {
+	err = p.watched(ctx, co, "the dataset's check", func(ctx context.Context) error {
+		what, err = loader.Fresh(ctx, co, p.w.Dataset(), whose, strconv.FormatUint(p.f.load.Seed, 10), p.w.Hooks().ExactRows)
+		return err
+	})
+	return what, err
+}
+
+// Analyze runs ANALYZE TABLE on the dataset's tables (watched), and says
+// how many.
+func (p *Pipeline) Analyze(ctx context.Context, co conn.Options) (n int, err error) {
+	err = p.watched(ctx, co, "analyze", func(ctx context.Context) error {
+		n, err = loader.AnalyzeDataset(ctx, co, p.w.Dataset(), 2)
+		return err
+	})
+	return n, err
 }
 
 // drop removes the dataset as cleanup does: the workload's own cleanup for

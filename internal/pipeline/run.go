@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/deadline"
 	"github.com/oltpbench/oltpbench/internal/events"
 	"github.com/oltpbench/oltpbench/internal/evidence"
 	"github.com/oltpbench/oltpbench/internal/health"
@@ -99,7 +101,10 @@ type session struct {
 	// evidence reads the server's counters and statements on a
 	// connection of its own; nil in a dry run.
 	evidence *evidence.Reader
-	closes   []func()
+	// gate bounds every read beside the run (deadline): a server that
+	// misses one is not waited for again.
+	gate   *deadline.Gate
+	closes []func()
 }
 
 func (s *session) close() {
@@ -156,6 +161,9 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		cfg.Trace.Begins = func() { p.traced.Store(true) }
 	}
 	cfg.Lifecycle = p.threadSaid
+	if s.gate != nil {
+		cfg.Abandon = s.gate.Done()
+	}
 	rec := recorder{Run: wr, res: res, ops: ops, client: client, events: evs}
 	if r.IntervalCounters {
 		rec.counters = func() map[string]float64 { return ev.interval(ctx) }
@@ -174,6 +182,10 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if err == nil {
 		err = evs.err()
 	}
+	if m := s.gate.Missed(); err == nil && m != nil && !fin.Interrupted && fin.Counts.Get(measure.Events) == 0 {
+		// The server stopped answering before the window had an event.
+		err = fmt.Errorf("no event completed in the measured window: %s", m)
+	}
 	if err != nil {
 		live.End(measure.Totals{}, nil, nil, nil)
 		// A failed run has no final report and no result:
@@ -187,6 +199,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if !fin.Interrupted {
 		p.endState(ctx, s, res, fin.Counts.Get(measure.Events))
 	}
+	res.Evidence = withMissing(res.Evidence, s.gate.Said())
 	if err := p.finish(r, wr, res, fin, ops, live); err != nil {
 		return nil, err
 	}
@@ -341,11 +354,13 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 		if err != nil {
 			return nil, err
 		}
+		s.gate = p.newGate()
 		s.cn, s.dialer, s.record = conn.NoConnector{}, pool, map[string]string{}
-		s.closes = append(s.closes, func() { afterOwn(ctx, pool, res) })
+		s.closes = append(s.closes, func() { s.afterOwn(ctx, pool, res) })
 		s.openEvidence(ctx, r.Conn)
 		return s, nil
 	}
+	s.gate = p.newGate()
 	if err := p.preflight(ctx, r); err != nil {
 		return nil, err
 	}
@@ -355,14 +370,14 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 	}
 	s.cn, s.dialer, s.pool = pool, pool, pool
 	s.closes = append(s.closes, func() { pool.Close() })
-	res.Server = conn.ServerInfo(ctx, pool)
-	s.record = readRecord(ctx, pool, res)
+	s.gate.Do(ctx, deadline.Server, func(ctx context.Context) error { res.Server = conn.ServerInfo(ctx, pool); return nil })
+	s.record = s.readRecord(ctx, pool, res)
 	if err := p.datasetCheck(ctx, r, pool, s.record); err != nil {
 		s.close()
 		return nil, err
 	}
-	if res.DatasetState = p.startState(ctx, pool, s.record); res.DatasetState != nil {
-		loader.CountRun(ctx, pool.DB(0))
+	if res.DatasetState = p.startState(ctx, s, pool); res.DatasetState != nil {
+		s.gate.Do(ctx, deadline.Record, func(ctx context.Context) error { loader.CountRun(ctx, pool.DB(0)); return nil })
 	}
 	if r.Extra.Own && r.Extra.N > 0 {
 		extraCo := r.Extra.Conn
@@ -412,25 +427,32 @@ func (s *session) openEvidence(ctx context.Context, co conn.Options) {
 		return
 	}
 	s.closes = append(s.closes, func() { pool.Close() })
-	s.evidence = evidence.Open(ctx, pool.DB(0), co.DB)
+	s.evidence = evidence.Open(ctx, pool.DB(0), co.DB, s.gate)
 }
 
 // afterOwn reads the server and the dataset record after a run whose
 // threads opened their own connections, when the server answers.
-func afterOwn(ctx context.Context, pool *conn.Pool, res *result.Result) {
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	if pool.Ping(sctx) == nil {
-		res.Server = conn.ServerInfo(sctx, pool)
-		readRecord(sctx, pool, res)
-	}
+func (s *session) afterOwn(ctx context.Context, pool *conn.Pool, res *result.Result) {
+	s.gate.Do(ctx, deadline.Server, func(ctx context.Context) error {
+		if err := pool.Ping(ctx); err != nil {
+			return err
+		}
+		res.Server = conn.ServerInfo(ctx, pool)
+		return nil
+	})
+	s.readRecord(ctx, pool, res)
 	pool.Close()
 }
 
 // readRecord reads the dataset's record into the result's dataset figures
 // (what the dataset was made with; not what runs wrote since).
-func readRecord(ctx context.Context, pool *conn.Pool, res *result.Result) map[string]string {
-	rec, _ := loader.ReadDataset(ctx, pool.DB(0))
+func (s *session) readRecord(ctx context.Context, pool *conn.Pool, res *result.Result) map[string]string {
+	var rec map[string]string
+	s.gate.Do(ctx, deadline.Record, func(ctx context.Context) error {
+		var err error
+		rec, err = loader.ReadDataset(ctx, pool.DB(0))
+		return err
+	})
 	for k, v := range rec {
 		if !loader.RunKeys[k] {
 			res.Dataset[k] = v
@@ -442,29 +464,35 @@ func readRecord(ctx context.Context, pool *conn.Pool, res *result.Result) map[st
 // startState is the dataset as the run finds it: its tables' sizes, and
 // how much it was run on since its load; nil for a dataset of no tables
 // (a script's own).
-func (p *Pipeline) startState(ctx context.Context, pool *conn.Pool, rec map[string]string) *result.DatasetState {
-	tables := p.tableState(ctx, pool)
+func (p *Pipeline) startState(ctx context.Context, s *session, pool *conn.Pool) *result.DatasetState {
+	tables := p.tableState(ctx, s, pool)
 	if tables == nil {
 		return nil
 	}
 	st := &result.DatasetState{Start: tables}
-	st.Runs, _ = strconv.ParseInt(rec["runs_since_load"], 10, 64)
-	st.Events, _ = strconv.ParseInt(rec["events_since_load"], 10, 64)
+	st.Runs, _ = strconv.ParseInt(s.record["runs_since_load"], 10, 64)
+	st.Events, _ = strconv.ParseInt(s.record["events_since_load"], 10, 64)
 	return st
 }
 
-// tableState is the dataset's tables' sizes now.
-func (p *Pipeline) tableState(ctx context.Context, pool *conn.Pool) []result.TableState {
+// tableState is the dataset's tables' sizes now, within the gate's bound
+// for the dataset's state.
+func (p *Pipeline) tableState(ctx context.Context, s *session, pool *conn.Pool) []result.TableState {
 	ds := p.w.Dataset()
 	if len(ds.Tables) == 0 {
 		return nil
 	}
-	var exact map[string]int64
-	if f := p.w.Hooks().ExactRows; f != nil {
-		exact = f(ctx, pool.DB(0))
-	}
-	st, err := loader.State(ctx, pool.DB(0), ds, exact)
-	if err != nil || len(st) == 0 {
+	var st []result.TableState
+	s.gate.Do(ctx, deadline.State, func(ctx context.Context) error {
+		var exact map[string]int64
+		if f := p.w.Hooks().ExactRows; f != nil {
+			exact = f(ctx, pool.DB(0))
+		}
+		var err error
+		st, err = loader.State(ctx, pool.DB(0), ds, exact)
+		return err
+	})
+	if s.gate.Missed() != nil || len(st) == 0 {
 		return nil
 	}
 	return st
@@ -476,8 +504,25 @@ func (p *Pipeline) endState(ctx context.Context, s *session, res *result.Result,
 	if s.pool == nil || res.DatasetState == nil {
 		return
 	}
-	res.DatasetState.End = p.tableState(ctx, s.pool)
-	loader.CountEvents(ctx, s.pool.DB(0), events)
+	res.DatasetState.End = p.tableState(ctx, s, s.pool)
+	s.gate.Do(ctx, deadline.Record, func(ctx context.Context) error { loader.CountEvents(ctx, s.pool.DB(0), events); return nil })
+}
+
+// withMissing is ev with the reads beside the run that the server missed
+// among what it lacks.
+func withMissing(ev *result.Evidence, missed []string) *result.Evidence {
+	if len(missed) == 0 {
+		return ev
+	}
+	if ev == nil {
+		ev = &result.Evidence{}
+	}
+	for _, m := range missed {
+		if !slices.Contains(ev.Missing, m) {
+			ev.Missing = append(ev.Missing, m)
+		}
+	}
+	return ev
 }
 
 // runnerConfig is the runner's view of the run.

@@ -59,7 +59,11 @@ type Config struct {
 	Ignore         conn.ErrorSet
 	// Grace is how long to wait for in-flight events after a stop before reporting anyway.
 	Grace time.Duration
-	Seed  int64
+	// Abandon, if set, ends the grace when it closes: the server stopped
+	// answering (a read beside the run missed its bound), so the in-flight
+	// statements will not come back.
+	Abandon <-chan struct{}
+	Seed    int64
 	// Watch, if set, is given the run as it starts: a view that any
 	// goroutine may read while it runs (live metrics).
 	Watch func(*Live)
@@ -235,7 +239,7 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 		cfg.MeasuredEnd()
 	}
 	cancel()
-	th.wait(cfg.Grace)
+	th.wait(cfg.Grace, cfg.Abandon)
 	r.quiet.Store(true) // a thread the grace left behind says nothing after the report
 	f := r.final(interrupted, endAt, false)
 	err := th.err()
@@ -342,10 +346,10 @@ func (r *run) startThreads(ctx context.Context, cancel context.CancelFunc) start
 	return st
 }
 
-// wait gives the threads grace (10 s when 0) to end after the run has:
-// in-flight statements that do not come back are left behind, and the
-// report covers what finished.
-func (st started) wait(grace time.Duration) {
+// wait gives the threads grace (10 s when 0) to end after the run has,
+// until abandon closes: in-flight statements that do not come back are
+// left behind, and the report covers what finished.
+func (st started) wait(grace time.Duration, abandon <-chan struct{}) {
 	if grace == 0 {
 		grace = 10 * time.Second
 	}
@@ -354,6 +358,7 @@ func (st started) wait(grace time.Duration) {
 	select {
 	case <-st.all:
 	case <-t.C:
+	case <-abandon:
 	}
 }
 
