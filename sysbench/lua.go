@@ -68,6 +68,7 @@ type luaTest struct {
 	script    *script.Script
 	err       error       // why the script could not be found or loaded
 	connected atomic.Bool // a command of the script's opened a connection
+	given     map[string]string
 }
 
 // Declare finds and loads the script a command line names, and adds the
@@ -88,7 +89,7 @@ func (s *suite) Declare(args []string, fs *pflag.FlagSet) {
 	case !script.IsPath(test) && (isNative(test) || s.declareHW(test, fs)):
 		return
 	}
-	l := &luaTest{suite: s}
+	l := &luaTest{suite: s, given: givenOptions(args)}
 	s.kind, s.fs = l, fs
 	path, err := script.Find(test)
 	if err == nil {
@@ -210,7 +211,8 @@ func (l *luaTest) config(seed uint64, out io.Writer, threads int) (script.Config
 	if err != nil {
 		return script.Config{}, err
 	}
-	return script.Config{Opt: opt, Dists: dists, Seed: seed, Prepared: l.o.PreparedStmts, Ignore: ignore, Out: out, Driver: l.dbDriver}, nil
+	return script.Config{Opt: opt, Globals: l.legacyGlobals(threads), Dists: dists, Seed: seed, Prepared: l.o.PreparedStmts, Ignore: ignore,
+		Out: out, Driver: l.dbDriver}, nil
 }
 
 // scriptCommand runs a script's commands (prepare, cleanup, prewarm, its
@@ -476,4 +478,120 @@ type countingDialer struct {
 func (d countingDialer) Connect(ctx context.Context) (driver.Conn, conn.Endpoint, error) {
 	d.opened.Store(true)
 	return d.Dialer.Connect(ctx)
+}
+
+// legacyGlobals are the options as sysbench 1.0.20 makes them globals for
+// a script that declares none: each of its own options (its --help's, and
+// its pgsql driver's at their defaults) typed as it types them (a list as a
+// table of strings, on|off as a boolean, a size in bytes, N as a number; a
+// string with no default absent), a deprecated alias as its own value
+// (num_threads is 1 unless --num-threads was given), and every other
+// option of the command line as the string given (--oltp-tables-count=2
+// is oltp_tables_count = "2").
+func (l *luaTest) legacyGlobals(threads int) map[string]lua.LValue {
+	g := map[string]lua.LValue{"pgsql_db": lua.LString("sbtest"), "pgsql_host": lua.LString("localhost"),
+		"pgsql_password": lua.LString(""), "pgsql_port": lua.LNumber(5432), "pgsql_user": lua.LString("sbtest")}
+	own := map[string]bool{}
+	aliasOf := map[string]string{}
+	for _, d := range deprecated {
+		aliasOf[d.old] = d.new
+	}
+	for _, sec := range sysbenchHelp {
+		for _, o := range sec.opts {
+			own[o.name] = true
+			v := o.def
+			switch {
+			case aliasOf[o.name] != "" && l.given[o.name] == "":
+				// not given: its default
+			case aliasOf[o.name] != "":
+				v = l.fs.Lookup(aliasOf[o.name]).Value.String()
+			case l.fs.Lookup(o.name) != nil:
+				v = l.fs.Lookup(o.name).Value.String()
+			}
+			if o.name == "threads" || o.name == "num-threads" && l.given[o.name] != "" {
+				v = strconv.Itoa(threads)
+			}
+			if lv := sysbenchTyped(o, v); lv != nil {
+				g[strings.ReplaceAll(o.name, "-", "_")] = lv
+			}
+		}
+	}
+	for name, v := range l.given {
+		if !own[name] && !strings.HasPrefix(name, "pgsql-") {
+			g[strings.ReplaceAll(name, "-", "_")] = lua.LString(v)
+		}
+	}
+	return g
+}
+
+// sysbenchTyped is option o's value v as sysbench's Lua sees it; nil for
+// a string with no default and no value.
+func sysbenchTyped(o helpOpt, v string) lua.LValue {
+	switch o.typ {
+	case "[LIST,...]":
+		t := &lua.LTable{}
+		for _, x := range strings.Split(v, ",") {
+			if x != "" {
+				t.Append(lua.LString(x))
+			}
+		}
+		return t
+	case "[=on|off]":
+		return lua.LBool(v != "" && v != "off" && v != "false" && v != "0")
+	case "SIZE":
+		if v == "" {
+			v = o.def
+		}
+		if n, err := parseSize(v); err == nil {
+			return lua.LNumber(n)
+		}
+	case "N":
+		if n, err := strconv.ParseFloat(v, 64); err == nil {
+			return lua.LNumber(n)
+		}
+	}
+	if v == "" && o.nodef {
+		return nil
+	}
+	return lua.LString(v)
+}
+
+// parseSize reads a size as sysbench does: a number with an optional K, M,
+// G or T (powers of 1024).
+func parseSize(s string) (float64, error) {
+	mult := 1.0
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'K', 'k':
+			mult, s = 1<<10, s[:n-1]
+		case 'M', 'm':
+			mult, s = 1<<20, s[:n-1]
+		case 'G', 'g':
+			mult, s = 1<<30, s[:n-1]
+		case 'T', 't':
+			mult, s = 1<<40, s[:n-1]
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f * mult, err
+}
+
+// givenOptions are the options a command line gives, by their sysbench
+// names (dashes), with their values as given ("on" for a bare --name).
+func givenOptions(args []string) map[string]string {
+	out := map[string]string{}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "--") {
+			continue
+		}
+		name, v, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !ok {
+			v = "on"
+		}
+		out[strings.ReplaceAll(name, "_", "-")] = v
+	}
+	return out
 }

@@ -50,6 +50,20 @@ func (l *Log) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// Raw is a writer beside the log, as a C tool's stdout is beside its
+// logger (a script's print): it writes p whole, neither saying a repeated
+// message's count nor ending the repeat, so a message printed again after
+// it is still counted.
+func (l *Log) Raw() io.Writer { return rawWriter{l} }
+
+type rawWriter struct{ l *Log }
+
+func (r rawWriter) Write(p []byte) (int, error) {
+	r.l.mu.Lock()
+	defer r.l.mu.Unlock()
+	return r.l.w.Write(p)
+}
+
 // Flush says the count of a repeated message now (at the command's end).
 func (l *Log) Flush() {
 	l.mu.Lock()

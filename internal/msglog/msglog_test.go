@@ -19,6 +19,16 @@ func TestLog(t *testing.T) {
 		{"said before other output", func(l *Log) { l.Print("a\n"); l.Print("a\n"); fmt.Fprint(l, "report\n") },
 			"a\n(last message repeated 1 times)\nreport\n"},
 		{"output ends a repeat", func(l *Log) { l.Print("a\n"); fmt.Fprint(l, "x\n"); l.Print("a\n") }, "a\nx\na\n"},
+		// A script's print is beside the log, as sysbench's stdout is beside
+		// its logger: the FATAL lines around it are one repeat.
+		{"raw output keeps a repeat", func(l *Log) {
+			l.Print("a\n")
+			fmt.Fprint(l.Raw(), "x\n")
+			l.Print("a\n")
+			fmt.Fprint(l.Raw(), "x\n")
+			l.Print("b\n")
+		},
+			"a\nx\nx\n(last message repeated 1 times)\nb\n"},
 		{"flushed at the end", func(l *Log) { l.Printf("%s\n", "a"); l.Print("a\n"); l.Flush(); l.Flush() },
 			"a\n(last message repeated 1 times)\n"},
 	} {

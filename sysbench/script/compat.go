@@ -45,8 +45,8 @@ func sysbenchArgv() []string {
 // globals sets what sysbench 1.0 gives every script as a global: ffi (its
 // own modules load it that way), the 0.5-era names (test, thread_id,
 // mysql_table_engine, myisam_max_rows), and, for a script that declares no
-// options, every option's value (0.5-era scripts read oltp_table_size and
-// the like as globals).
+// options, the options as globals (Config.Globals: 0.5-era scripts read
+// oltp_table_size and num_threads that way).
 func (s *Script) globals(L *lua.LState, e *env) {
 	L.SetGlobal("ffi", e.ffiModule(L))
 	L.SetGlobal("test", lua.LString(s.Path))
@@ -54,7 +54,7 @@ func (s *Script) globals(L *lua.LState, e *env) {
 	L.SetGlobal("mysql_table_engine", lua.LString("innodb"))
 	L.SetGlobal("myisam_max_rows", lua.LNumber(1000000))
 	if len(s.Options) == 0 {
-		for k, v := range e.opt {
+		for k, v := range e.globals {
 			L.SetGlobal(k, v)
 		}
 	}

@@ -41,6 +41,9 @@ func strFormat(L *lua.LState) int {
 		}
 		spec, conv := f[i:j], f[j]
 		i = j
+		if arg > L.GetTop() {
+			L.ArgError(arg, "value expected")
+		}
 		switch conv {
 		case 'd', 'i', 'u':
 			fmt.Fprintf(&b, "%"+spec+"d", int64(L.CheckNumber(arg)))
@@ -51,9 +54,9 @@ func strFormat(L *lua.LState) int {
 		case 'e', 'E', 'f', 'g', 'G':
 			fmt.Fprintf(&b, "%"+spec+string(conv), float64(L.CheckNumber(arg)))
 		case 'q':
-			b.WriteString(strconv.Quote(L.CheckString(arg)))
+			quote(&b, L.CheckString(arg))
 		case 's':
-			fmt.Fprintf(&b, "%"+spec+"s", L.ToStringMeta(L.CheckAny(arg)).String())
+			fmt.Fprintf(&b, "%"+spec+"s", toString(L, L.CheckAny(arg)))
 		default:
 			L.RaiseError("invalid option '%%%c' to 'format'", conv)
 		}
@@ -61,4 +64,29 @@ func strFormat(L *lua.LState) int {
 	}
 	L.Push(lua.LString(b.String()))
 	return 1
+}
+
+// quote is %q as LuaJIT writes it: the string in double quotes, with '"',
+// '\\' and a line end escaped by a backslash, and the other control
+// characters as a backslash and their decimal code (three digits before a
+// digit); bytes from 128 as they are.
+func quote(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 32 || c == 127:
+			b.WriteByte('\\')
+			if i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+				fmt.Fprintf(b, "%03d", c)
+			} else {
+				b.WriteString(strconv.Itoa(int(c)))
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
 }

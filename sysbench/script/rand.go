@@ -9,10 +9,13 @@ import (
 )
 
 // randTable is sysbench.rand, on the thread's generator: the native tests'
-// numbers and distributions (--rand-type, --rand-seed and the rand options).
+// numbers and distributions (--rand-type, --rand-seed and the rand options),
+// the functions sysbench 1.0.20 has there. Their bounds are C unsigned ints,
+// which sysbench's LuaJIT FFI converts: a number truncated and wrapped to 32
+// bits, anything else refused in the FFI's words.
 func (e *env) randTable(L *lua.LState) *lua.LTable {
 	t := L.NewTable()
-	bounds := func(L *lua.LState) (int64, int64) { return L.CheckInt64(1), L.CheckInt64(2) }
+	bounds := func(L *lua.LState) (int64, int64) { return ffiUint32(L, 1), ffiUint32(L, 2) }
 	fns := map[string]lua.LGFunction{
 		"default": func(L *lua.LState) int {
 			a, b := bounds(L)
@@ -33,24 +36,13 @@ func (e *env) randTable(L *lua.LState) *lua.LTable {
 			return 1
 		},
 		"string": func(L *lua.LState) int {
-			tmpl := L.CheckString(1)
+			s, ok := L.Get(1).(lua.LString)
+			if !ok { // sysbench.rand.string is Lua there: its first line takes #fmt
+				L.Error(lua.LString("[string \"sysbench.rand.lua\"]:66: attempt to get length of local 'fmt' (a "+L.Get(1).Type().String()+" value)"), 0)
+			}
+			tmpl := string(s)
 			buf := make([]byte, len(tmpl))
 			e.rand.Digits(buf, tmpl)
-			L.Push(lua.LString(buf))
-			return 1
-		},
-		"varstring": func(L *lua.LState) int {
-			lo, hi := bounds(L)
-			n := e.rand.Uniform(lo, hi)
-			buf := make([]byte, n)
-			for i := range buf {
-				// sysbench's varstring: digits and lowercase letters.
-				if c := e.rand.Uniform(0, 35); c < 10 {
-					buf[i] = '0' + byte(c)
-				} else {
-					buf[i] = 'a' + byte(c-10)
-				}
-			}
 			L.Push(lua.LString(buf))
 			return 1
 		},
@@ -59,7 +51,7 @@ func (e *env) randTable(L *lua.LState) *lua.LTable {
 			return 1
 		},
 	}
-	for _, kind := range []string{"gaussian", "special", "pareto", "zipfian"} {
+	for _, kind := range []string{"gaussian", "special", "pareto"} {
 		d := e.dists[kind]
 		fns[kind] = func(L *lua.LState) int {
 			a, b := bounds(L)
@@ -71,6 +63,29 @@ func (e *env) randTable(L *lua.LState) *lua.LTable {
 		L.SetField(t, name, L.NewFunction(fn))
 	}
 	return t
+}
+
+// ffiUint32 is argument n as LuaJIT's FFI passes a Lua value to a C
+// unsigned int: a number truncated to an integer and wrapped to 32 bits;
+// anything else is "bad argument #n to 'f' (cannot convert 'string' to
+// 'unsigned int')", at the caller's line, named as the caller named f ('?'
+// and no line when pcall calls it).
+func ffiUint32(L *lua.LState, n int) int64 {
+	if v, ok := L.Get(n).(lua.LNumber); ok {
+		f := math.Trunc(float64(v))
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0
+		}
+		return int64(uint32(int64(math.Mod(f, 1<<32))))
+	}
+	name := "?"
+	if dbg, ok := L.GetStack(0); ok {
+		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" && dbg.Name != "(anonymous)" && dbg.Name[0] != '<' {
+			name = dbg.Name
+		}
+	}
+	raise(L, "bad argument #%d to '%s' (cannot convert '%s' to 'unsigned int')", n, name, L.Get(n).Type())
+	return 0
 }
 
 // unique is sysbench.rand.unique: a 32-bit value no other call of the run

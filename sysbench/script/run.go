@@ -21,7 +21,10 @@ import (
 
 // Config is what a script's Lua states are made from.
 type Config struct {
-	Opt      map[string]lua.LValue // sysbench.opt
+	Opt map[string]lua.LValue // sysbench.opt
+	// Globals are the options as globals, for a script that declares none
+	// (0.5-era scripts read them so): sysbench's own, as sysbench gives them.
+	Globals  map[string]lua.LValue
 	Dists    map[string]*random.Dist
 	Seed     uint64
 	Prepared bool // --db-ps-mode=auto
@@ -93,7 +96,7 @@ func (s *Script) NewRun(c Config) (*Run, error) {
 func (r *Run) env(command string, tid int, th *worker.Thread) *env {
 	rnd := random.NewRand(r.c.Seed, uint64(tid))
 	rnd.SetDist(r.c.Dists["default"])
-	e := &env{command: command, tid: tid, opt: r.c.Opt, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th, event: r.s.Name,
+	e := &env{command: command, tid: tid, opt: r.c.Opt, globals: r.c.Globals, rand: rnd, dists: r.c.Dists, out: r.c.Out, thread: th, event: r.s.Name,
 		ignore: r.c.Ignore, uniq: r.uniq, uniqNext: func() uint32 { return r.next.Add(1) - 1 }, reports: r.c.Reports, usedSQL: &r.usedSQL,
 		prepared: r.c.Prepared, driverName: r.c.Driver, log: r.logger()}
 	if e.driverName == "" {
@@ -203,7 +206,8 @@ func (w *luaWorker) Event() (int, error) {
 	L.Push(lua.LNumber(e.tid))
 	if err := L.PCall(1, 1, nil); err != nil {
 		var ae *lua.ApiError
-		if errors.As(err, &ae) && e.raised != nil && ae.Object == e.raised {
+		_, restart := e.raised.(*lua.LTable) // an error --mysql-ignore-errors covers, or a lost connection
+		if errors.As(err, &ae) && restart && ae.Object == e.raised {
 			w.last = ae.Object
 			if e.ignore.Has(conn.Number(e.raisedErr)) {
 				// The API counted it; the runner counts what it retries.
@@ -211,7 +215,11 @@ func (w *luaWorker) Event() (int, error) {
 			}
 			return 0, e.raisedErr
 		}
-		return 0, &workload.Message{Text: fmt.Sprintf("FATAL: `thread_run' function failed: %v", luaError(err))}
+		m := &workload.Message{Text: fmt.Sprintf("FATAL: `thread_run' function failed: %v", luaError(err))}
+		if n := conn.Number(e.raisedErr); n != 0 {
+			m.Hint = fmt.Sprintf("oltpbench: error %d is not in --mysql-ignore-errors: add %d to it to go on past it", n, n)
+		}
+		return 0, m
 	}
 	ret := L.Get(-1)
 	L.Pop(1)

@@ -260,7 +260,7 @@ func compile(path string, src []byte) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, errors.New(luaSyntaxError(err.Error(), string(src)))
 	}
-	return lua.Compile(chunk, path)
+	return lua.Compile(rewrite51(chunk), path)
 }
 
 // runMain runs the script's main chunk in L.
@@ -299,7 +299,7 @@ func (s *Script) readDeclarations(L *lua.LState) error {
 		})
 	}
 	for _, h := range []string{"event", "thread_run", "thread_init", "thread_done", "init", "done", "prepare", "cleanup", "help", "prewarm"} {
-		if _, ok := L.GetGlobal(h).(*lua.LFunction); ok {
+		if f, ok := L.GetGlobal(h).(*lua.LFunction); ok && !(f.IsG && h == "thread_run") { // not sysbench's own thread_run
 			s.Has[h] = true
 		}
 	}
@@ -379,7 +379,7 @@ func (s *Script) OptionNames() []string {
 // luaError is a Lua error as one line: file:line: message.
 func luaError(err error) error {
 	if ae, ok := err.(*lua.ApiError); ok {
-		msg := ae.Object.String()
+		msg := lua51Message(ae.Object.String())
 		if t, ok := ae.Object.(*lua.LTable); ok {
 			msg = errdescString(t)
 		}

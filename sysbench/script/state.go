@@ -30,6 +30,7 @@ type env struct {
 	command string
 	tid     int
 	opt     map[string]lua.LValue // sysbench.opt
+	globals map[string]lua.LValue // Config.Globals
 	rand    *random.Rand
 	dists   map[string]*random.Dist // rand_type's and the named distributions
 	out     io.Writer
@@ -88,15 +89,23 @@ func (s *Script) newState(e *env) *lua.LState {
 	if loaders, ok := L.GetField(pkg, "loaders").(*lua.LTable); ok {
 		loaders.RawSetInt(2, L.NewFunction(func(L *lua.LState) int { return loadModule(L, paths) }))
 	}
+	// print writes beside the message log (sysbench's stdout is beside its
+	// logger): a FATAL repeated around it is still one repeat. e.out is
+	// read at each call: a state's output may be set after it is made.
 	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
 		var parts []string
 		for i := 1; i <= L.GetTop(); i++ {
-			parts = append(parts, L.ToStringMeta(L.Get(i)).String())
+			parts = append(parts, toString(L, L.Get(i)))
 		}
-		fmt.Fprintln(e.out, strings.Join(parts, "\t"))
+		stdout := e.out
+		if r, ok := stdout.(interface{ Raw() io.Writer }); ok {
+			stdout = r.Raw()
+		}
+		fmt.Fprintln(stdout, strings.Join(parts, "\t"))
 		return 0
 	}))
 	L.SetField(L.GetGlobal("string").(*lua.LTable), "format", L.NewFunction(strFormat))
+	lua51Library(L)
 	sb := L.NewTable()
 	L.SetGlobal("sysbench", sb)
 	L.SetField(sb, "version", lua.LString(Version))
