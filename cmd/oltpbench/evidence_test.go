@@ -300,3 +300,42 @@ func TestIntervalCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestWhyFewRepeats: a 3+3 comparison cannot be significant (the U test's
+// least p at 3 and 3 is 0.1), so the verdict says too few repeats; the
+// evidence of a drop beyond the repeats' spread (an index dropped) is shown
+// all the same, marked as not significant.
+func TestWhyFewRepeats(t *testing.T) {
+	needServer(t)
+	srv := t.TempDir()
+	conn := append(psServer(t, srv, "256M"), "--mysql-db=whyfew")
+	t.Cleanup(func() { stopServer(t, srv, true) })
+	p := writePlan(t, strings.Split(whyPlan, "[[step]]\ntest = \"select_random_points\"")[0]+
+		"[[step]]\ntest = \"select_random_ranges\"\nthreads = [4]\ntime = \"1s\"\nrepeats = 3\n")
+	dirs := map[string]string{}
+	for _, v := range []string{"A", "B"} {
+		if v == "B" {
+			db, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+strings.TrimPrefix(conn[1], "--mysql-port=")+")/whyfew")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec("ALTER TABLE sbtest1 DROP INDEX k_1"); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+		}
+		dirs[v] = t.TempDir()
+		mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dirs[v], "--"}, conn...)...), "version "+v)
+	}
+	out := inProcess("report", "compare", dirs["A"], dirs["B"], "--names=A,B").stdout
+	for _, want := range []string{
+		"4 threads: ~ no significant change (p=0.10, n=3+3; the test needs 4 repeats per side to tell anything)\n",
+		"Why (the evidence):\n  4 threads, A -> B (throughput -",
+		"%, not significant: p=0.100, n=3+3; every run of B is below every run of A):\n",
+		": sbtest1 range k_1 (covering) -> sbtest1 ALL\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report compare lacks %q:\n%s", want, out)
+		}
+	}
+}

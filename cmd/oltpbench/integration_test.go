@@ -794,3 +794,35 @@ func TestClientBound(t *testing.T) {
 		}
 	}
 }
+
+// TestHostBusyNotClientBound: a run whose server, on the same two cores,
+// does full scans keeps those cores busy while the client uses a small
+// share of them: its goroutines wait for a CPU, and that is the host's
+// doing, said as such ("host busy"), not client-bound. (A pinned dry run is
+// still client-bound: TestClientBound.)
+func TestHostBusyNotClientBound(t *testing.T) {
+	needServer(t)
+	db := "host_busy"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "select_random_ranges", "--tables=1", "--table-size=20000", "prepare"), "prepare")
+	if _, err := openDB(t, db).Exec("ALTER TABLE sbtest1 DROP INDEX k_1"); err != nil { // every range a full scan
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "scan.json")
+	r := sb(t, db, "select_random_ranges", "--tables=1", "--table-size=20000", "--threads=8", "--time=3", "--skip-dataset-check",
+		"--result-file="+file, "--notes", "run")
+	mustOK(t, r, "run")
+	res, err := result.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.ClientHealth
+	if h == nil || h.ClientBound || h.HostCPUShare < 0.9 || h.CPUShare > h.HostCPUShare/4 {
+		t.Fatalf("a run whose server took the CPUs: %+v\n%s", h, r.stderr)
+	}
+	t.Logf("full scans on the shared cores: client %.0f%%, host %.0f%%, scheduling p99 %.2f ms", 100*h.CPUShare, 100*h.HostCPUShare, h.SchedLatP99Ms)
+	if h.SchedLatP99Ms >= 1 != h.HostBusy || h.HostBusy != strings.Contains(r.stderr, "oltpbench: host busy: the host's CPUs were ") ||
+		strings.Contains(r.stderr, "client-bound") {
+		t.Errorf("host busy %v at a scheduling p99 of %.2f ms; stderr %q", h.HostBusy, h.SchedLatP99Ms, r.stderr)
+	}
+}

@@ -448,7 +448,8 @@ func (t *Table) Regressions(labels []string, limit float64, withBound bool) []st
 	var out []string
 	last := len(labels) - 1
 	for _, r := range t.Rows {
-		if !withBound && (r.clientBound(last) != "" || r.Prev[last] >= 0 && r.clientBound(r.Prev[last]) != "") {
+		bound := func(v int) bool { why, _ := r.clientBound(v); return why != "" } // a busy host still measured the server
+		if !withBound && (bound(last) || r.Prev[last] >= 0 && bound(r.Prev[last])) {
 			continue
 		}
 		if s := r.Stats[last]; s != nil && s.Significant && s.Ratio < 1-limit {
@@ -642,14 +643,16 @@ func configValues(cfg []result.Setting) map[string]string {
 }
 
 // clientBound is why version v's runs of the cell were client-bound ("":
-// none was).
-func (r *Row) clientBound(v int) string {
+// none was), and why their host was busy ("": it was not).
+func (r *Row) clientBound(v int) (bound, host string) {
 	for _, x := range r.Runs[v] {
-		if h := x.ClientHealth; h != nil && h.ClientBound {
-			return h.ClientBoundWhy
+		if h := x.ClientHealth; h != nil && h.ClientBound && bound == "" {
+			bound = h.ClientBoundWhy
+		} else if h != nil && h.HostBusy && host == "" {
+			host = h.HostBusyWhy
 		}
 	}
-	return ""
+	return bound, host
 }
 
 // ClientBound lists the cells a version ran client-bound: their verdicts
@@ -658,8 +661,12 @@ func (t *Table) ClientBound(labels []string) []string {
 	var out []string
 	for v, label := range labels {
 		for _, r := range t.Rows {
-			if why := r.clientBound(v); why != "" {
-				out = append(out, fmt.Sprintf("%s, %d threads: client-bound: this verdict measures the client (%s)", label, r.Threads, why))
+			bound, host := r.clientBound(v)
+			if bound != "" {
+				out = append(out, fmt.Sprintf("%s, %d threads: client-bound: this verdict measures the client (%s)", label, r.Threads, bound))
+			}
+			if host != "" {
+				out = append(out, fmt.Sprintf("%s, %d threads: host busy: %s", label, r.Threads, host))
 			}
 		}
 	}

@@ -926,6 +926,9 @@ func Show(w io.Writer, r *result.Result) error {
 		if h.ClientBound {
 			fmt.Fprintf(w, "client-bound: %s: these figures measure the client as much as the server\n", h.ClientBoundWhy)
 		}
+		if h.HostBusy {
+			fmt.Fprintf(w, "host busy: %s\n", h.HostBusyWhy)
+		}
 	}
 	if len(r.Errors) > 0 {
 		width := len("error in")

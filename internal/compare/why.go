@@ -22,6 +22,11 @@ type Why struct {
 	Counters   []string
 	Metrics    []string // TiDB's cluster metrics whose averages moved
 	Missing    []string // evidence a version's runs lack
+	// Tentative is a drop the repeats cannot call significant (too few of
+	// them: 3 and 3 never reach p < 0.05), named because every run of To
+	// is below every run of From: its evidence is shown, its verdict stays
+	// the test's.
+	Tentative *Stat
 }
 
 // A change counts when the two versions' repeats do not overlap and their
@@ -61,6 +66,9 @@ func (t *Table) Whys(labels []string, all bool) []Why {
 	for _, row := range t.Rows {
 		for _, p := range pairs[row.Threads] {
 			w := Why{Threads: row.Threads, From: p[0], To: p[1]}
+			if st := cellStat(values(row.Runs[p[0]], tput), values(row.Runs[p[1]], tput)); !st.Significant {
+				w.Tentative = &st
+			}
 			w.Missing = missingEvidence(labels, row, p[0], p[1])
 			if timed(row.Runs[p[0]]) && timed(row.Runs[p[1]]) {
 				w.Client = clientChanges(row.Runs[p[0]], row.Runs[p[1]])
@@ -92,15 +100,29 @@ func (t *Table) worsePairs(versions int, all bool) map[int][][2]int {
 			}
 		}
 	}
-	if all || versions == 2 {
-		return out
+	if !all && versions > 2 {
+		for _, d := range t.Drops(versions) {
+			if d.At >= 0 {
+				out[d.Threads] = appendPair(out[d.Threads], [2]int{d.Prev, d.At})
+			}
+		}
 	}
-	for _, d := range t.Drops(versions) {
-		if d.At >= 0 {
-			out[d.Threads] = appendPair(out[d.Threads], [2]int{d.Prev, d.At})
+	// A drop beyond the repeats' spread that the test cannot call (too few
+	// repeats) is explained too, marked as not significant.
+	for _, row := range t.Rows {
+		for v := 1; v < len(row.Prev); v++ {
+			if p := row.Prev[v]; p >= 0 && row.Med[v] != nil && belowAll(values(row.Runs[v], tput), values(row.Runs[p], tput)) {
+				out[row.Threads] = appendPair(out[row.Threads], [2]int{p, v})
+			}
 		}
 	}
 	return out
+}
+
+// belowAll says whether every value of b is below every value of a, each
+// side with repeats (one run has no spread to be beyond).
+func belowAll(b, a []float64) bool {
+	return len(a) > 1 && len(b) > 1 && slicesMax(b) < slicesMin(a)
 }
 
 func appendPair(ps [][2]int, p [2]int) [][2]int {
@@ -384,6 +406,10 @@ func shorten(s string, n int) string {
 // Lines word the why: a heading line, then its causes.
 func (w Why) Lines(labels []string) []string {
 	head := fmt.Sprintf("%d threads, %s -> %s", w.Threads, labels[w.From], labels[w.To])
+	if s := w.Tentative; s != nil {
+		head += fmt.Sprintf(" (%s %+.0f%%, not significant: p=%.3f, n=%d+%d; every run of %s is below every run of %s)",
+			"throughput", 100*(s.Ratio-1), s.P, s.N1, s.N2, labels[w.To], labels[w.From])
+	}
 	var out []string
 	for _, s := range w.Statements {
 		out = append(out, "statement "+s)

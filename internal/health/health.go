@@ -1,9 +1,12 @@
 // Package health measures the benchmark client itself over a window: the
 // CPU it used against the CPUs it may use, its peak memory, the garbage
-// collector's share and pauses, and how long runnable goroutines waited for
-// a CPU (the Go scheduler's latency). A client that used nearly all its
-// CPUs, or whose goroutines waited long to run, measured itself as much as
-// the server: such a run is client-bound.
+// collector's share and pauses, how long runnable goroutines waited for a
+// CPU (the Go scheduler's latency), and how busy those CPUs were with
+// anything. A client that used nearly all its CPUs, or whose goroutines
+// waited long to run while it was most of what ran, measured itself as much
+// as the server: such a run is client-bound. Goroutines that waited for
+// CPUs something else kept busy (a server on the same machine) are that:
+// the host was busy.
 //
 // It reads the OS (getrusage, the CPU affinity mask) and runtime/metrics at
 // the window's ends and at report intervals, never per event.
@@ -12,8 +15,11 @@ package health
 import (
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,6 +46,9 @@ type Sample struct {
 	GCPauses   *metrics.Float64Histogram
 	SchedLat   *metrics.Float64Histogram
 	UsableCPUs int
+	// HostBusy and HostTotal are the usable CPUs' busy and total time so
+	// far (/proc/stat), whoever ran on them; zero where it cannot be read.
+	HostBusy, HostTotal time.Duration
 }
 
 var names = []string{"/cpu/classes/gc/total:cpu-seconds", "/cpu/classes/total:cpu-seconds",
@@ -48,6 +57,7 @@ var names = []string{"/cpu/classes/gc/total:cpu-seconds", "/cpu/classes/total:cp
 // Take samples the client now.
 func Take() Sample {
 	s := Sample{At: time.Now(), UsableCPUs: usableCPUs()}
+	s.HostBusy, s.HostTotal = hostCPU()
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		s.User = time.Duration(ru.Utime.Nano())
@@ -72,6 +82,39 @@ func Take() Sample {
 		s.SchedLat = copyHist(ms[3].Value.Float64Histogram())
 	}
 	return s
+}
+
+// hostCPU is the busy and total time of the CPUs this process may run on,
+// from /proc/stat's per-CPU lines (USER_HZ ticks: 100 a second on Linux).
+func hostCPU() (busy, total time.Duration) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	var set unix.CPUSet
+	pinned := unix.SchedGetaffinity(0, &set) == nil
+	const tick = 10 * time.Millisecond
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 8 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
+			continue
+		}
+		cpu, err := strconv.Atoi(f[0][3:])
+		if err != nil || pinned && !set.IsSet(cpu) {
+			continue
+		}
+		for i, v := range f[1:] {
+			if i >= 8 { // guest time is counted in user already
+				break
+			}
+			n, _ := strconv.ParseInt(v, 10, 64)
+			total += time.Duration(n) * tick
+			if i != 3 && i != 4 { // idle, iowait
+				busy += time.Duration(n) * tick
+			}
+		}
+	}
+	return busy, total
 }
 
 // usableCPUs is how many CPUs the process may run on (taskset, cgroups'
@@ -106,9 +149,18 @@ func Between(a, b Sample, lim Limits) Health {
 	}
 	h.GCPauseP99Ms, h.GCPauseMaxMs = quantiles(a.GCPauses, b.GCPauses)
 	h.SchedLatP99Ms, _ = quantiles(a.SchedLat, b.SchedLat)
+	if t := b.HostTotal - a.HostTotal; t > 0 {
+		h.HostCPUShare = float64(b.HostBusy-a.HostBusy) / float64(t)
+	}
 	judge(&h, lim)
 	return h
 }
+
+// A wait for a CPU is the host's, not the client's, when the client's CPUs
+// were hostBusy busy and the client did at most hostClientPart of that (the
+// rest others' work: a server beside it). A client pinned to a CPU that
+// others share gets a third of it and more: still client-bound.
+const hostBusy, hostClientPart = 0.9, 0.25
 
 // judge says whether the window was client-bound, and why.
 func judge(h *Health, lim Limits) {
@@ -116,6 +168,12 @@ func judge(h *Health, lim Limits) {
 	case lim.CPUShare > 0 && h.CPUShare >= lim.CPUShare:
 		h.ClientBound = true
 		h.ClientBoundWhy = fmt.Sprintf("the client used %.0f%% of its %d CPU(s) (the limit: %.0f%%)", 100*h.CPUShare, h.CPUs, 100*lim.CPUShare)
+	case lim.SchedLatency > 0 && h.SchedLatP99Ms >= float64(lim.SchedLatency)/float64(time.Millisecond) &&
+		h.HostCPUShare >= hostBusy && h.CPUShare < hostClientPart*h.HostCPUShare:
+		// The CPUs were busy, and mostly not with the client.
+		h.HostBusy = true
+		h.HostBusyWhy = fmt.Sprintf("the host's CPUs were %.0f%% busy and the client used %.0f%% of them (its goroutines waited %.2f ms (p99) for a CPU): is the server on this machine?",
+			100*h.HostCPUShare, 100*h.CPUShare, h.SchedLatP99Ms)
 	case lim.SchedLatency > 0 && h.SchedLatP99Ms >= float64(lim.SchedLatency)/float64(time.Millisecond):
 		h.ClientBound = true
 		h.ClientBoundWhy = fmt.Sprintf("the client's goroutines waited %.2f ms (p99) for a CPU (the limit: %s)", h.SchedLatP99Ms, lim.SchedLatency)

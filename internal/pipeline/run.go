@@ -326,6 +326,9 @@ func (p *Pipeline) clientBound(r *Run, h health.Health) {
 	if h.ClientBound {
 		p.note("client-bound: " + h.ClientBoundWhy + ": these figures measure the client as much as the server (more client CPUs, or fewer threads)")
 	}
+	if h.HostBusy {
+		p.note("host busy: " + h.HostBusyWhy)
+	}
 }
 
 // newResult is the result as the run starts: what ran, where, on what.

@@ -253,6 +253,13 @@ type ClientHealth struct {
 	SchedLatP99Ms  float64 `json:"sched_latency_p99_ms"`
 	ClientBound    bool    `json:"client_bound,omitempty"`
 	ClientBoundWhy string  `json:"client_bound_why,omitempty"`
+	// HostCPUShare is how busy the client's usable CPUs were, whatever ran
+	// on them (the server, when it shares the machine), 0..1; HostBusy says
+	// the client's goroutines waited for CPUs that something else kept
+	// busy: not client-bound, but not a quiet client either.
+	HostCPUShare float64 `json:"host_cpu_share,omitempty"`
+	HostBusy     bool    `json:"host_busy,omitempty"`
+	HostBusyWhy  string  `json:"host_busy_why,omitempty"`
 }
 
 // ErrorCount is how many errors of one code one operation met with one
