@@ -228,6 +228,9 @@ func (l *luaTest) command(ctx context.Context, name string, co conn.Options, thr
 		return true, err
 	}
 	defer pool.Close()
+	// The script's statements take no context: when ctx ends (Ctrl-C, the
+	// watch of a server that stopped answering), their connections close.
+	defer context.AfterFunc(ctx, pool.Abort)()
 	cfg.Dialer = countingDialer{pool, &l.connected}
 	if err := l.script.Command(ctx, name, cfg, threads); err != nil {
 		return true, &workload.Message{Text: "FATAL: " + err.Error()}

@@ -386,6 +386,32 @@ func TestFrozenServerCommands(t *testing.T) {
 		exact(t, "frz_load", 4, 100000)
 	})
 
+	// A script's own prepare: its statements take no context, so the watch
+	// closes its connections under them.
+	t.Run("script prepare", func(t *testing.T) {
+		s := s.in(t)
+		common, err1 := os.ReadFile("/usr/share/sysbench/oltp_common.lua")
+		point, err2 := os.ReadFile("/usr/share/sysbench/oltp_point_select.lua")
+		if err1 != nil || err2 != nil {
+			t.Skip("needs sysbench's own scripts")
+		}
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "oltp_common.lua"), common, 0o644)
+		os.WriteFile(filepath.Join(dir, "my_select.lua"), point, 0o644)
+		s.db("").Exec("CREATE DATABASE frz_script")
+		args := append([]string{"sysbench", filepath.Join(dir, "my_select.lua"), "--tables=4", "--table-size=100000"}, s.conn("frz_script")...)
+		r := s.run("Inserting 100000 records into 'sbtest2'", append(args, "prepare")...)
+		if r.code != 1 || !said(r.out, "prepare stopped: the server did not answer within 5 s") || strings.Contains(r.out, "--resume") {
+			t.Fatalf("exit %d:\n%s", r.code, r.out)
+		}
+		if r.took > pingBound+freezeMargin {
+			t.Errorf("ended %s after the freeze", r.took)
+		}
+		s.must(append(args, "cleanup")...)
+		s.must(append(args, "prepare")...)
+		exact(t, "frz_script", 4, 100000)
+	})
+
 	t.Run("tpcc check", func(t *testing.T) {
 		s := s.in(t)
 		args := append([]string{"tpcc", "--warehouses=1"}, s.conn("frz_tpcc")...)

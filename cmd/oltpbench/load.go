@@ -80,7 +80,7 @@ func importCommand() *cobra.Command {
 			}
 			defer exp.Close()
 			lo.Log, lo.Quiet, lo.Watch = out, true, exp.WatchLoad
-			return pipeline.Watched(ctx, co, "import", func(ctx context.Context) error {
+			return pipeline.Watched(ctx, co, "import", true, func(ctx context.Context) error {
 				rep, err := loader.ImportDir(ctx, co, f.load.Dir, lo)
 				if err != nil {
 					return err

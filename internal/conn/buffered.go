@@ -15,7 +15,15 @@ const readBuffer = 32 << 10
 
 type bufferedConn struct {
 	net.Conn
-	r *bufio.Reader
+	r       *bufio.Reader
+	onClose func() // the pool's: it forgets the connection (Pool.Abort)
+}
+
+func (c *bufferedConn) Close() error {
+	if c.onClose != nil {
+		c.onClose()
+	}
+	return c.Conn.Close()
 }
 
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }

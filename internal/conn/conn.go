@@ -17,6 +17,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -126,6 +127,41 @@ type Pool struct {
 	dbs   []*sql.DB
 	conns []driver.Connector // each endpoint's, under its *sql.DB
 	next  atomic.Uint64
+	// open are the connections the pool dialed and has not closed, for
+	// Abort.
+	mu   sync.Mutex
+	open map[*bufferedConn]bool
+}
+
+// Abort closes every connection the pool opened, under whatever waits on
+// it: a statement waiting for a server that does not answer fails at once
+// (its connection lost). For a command whose context ended (a watch that
+// found the server not answering) where its statements take none.
+func (p *Pool) Abort() {
+	p.mu.Lock()
+	open := p.open
+	p.open = nil
+	p.mu.Unlock()
+	for c := range open {
+		c.Conn.Close()
+	}
+}
+
+// dial is d, the connection kept in open until it is closed.
+func (p *Pool) dial(d func(context.Context, string, string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d(ctx, network, addr)
+		if bc, ok := c.(*bufferedConn); ok && err == nil {
+			p.mu.Lock()
+			if p.open == nil {
+				p.open = map[*bufferedConn]bool{}
+			}
+			p.open[bc] = true
+			p.mu.Unlock()
+			bc.onClose = func() { p.mu.Lock(); delete(p.open, bc); p.mu.Unlock() }
+		}
+		return c, err
+	}
 }
 
 // Open prepares the pool; it does not connect yet. maxConns bounds each endpoint's pool.
@@ -158,9 +194,9 @@ func Open(o Options, maxConns int) (*Pool, error) {
 			cfg.MaxAllowedPacket = o.MaxAllowedPacket
 		}
 		cfg.AllowAllFiles = false
-		cfg.DialFunc = dialBuffered
+		cfg.DialFunc = p.dial(dialBuffered)
 		if o.NetIO == NetIOBlocking {
-			cfg.DialFunc = dialBlocking
+			cfg.DialFunc = p.dial(dialBlocking)
 		}
 		if len(o.SessionVars) > 0 {
 			cfg.Params = map[string]string{}

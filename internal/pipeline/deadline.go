@@ -19,11 +19,14 @@ const pingEvery = time.Second
 // the command's own statements would wait for it forever. Its length is
 // the dataset's, so it has no bound of its own.
 func (p *Pipeline) watched(ctx context.Context, co conn.Options, command string, f func(context.Context) error) error {
-	return Watched(ctx, co, command, f)
+	// A load by the loader resumes; a workload's own prepare (a script's) does not.
+	resumable := command == "prepare" && p.w.Hooks().Command == nil
+	return Watched(ctx, co, command, resumable, f)
 }
 
-// Watched is watched for a command outside a workload's pipeline (import).
-func Watched(ctx context.Context, co conn.Options, command string, f func(context.Context) error) error {
+// Watched is watched for a command outside a workload's pipeline (import);
+// resumable says the command finishes what it did with --resume.
+func Watched(ctx context.Context, co conn.Options, command string, resumable bool, f func(context.Context) error) error {
 	pool, err := conn.Open(co, 1)
 	if err != nil {
 		return err
@@ -45,7 +48,7 @@ func Watched(ctx context.Context, co conn.Options, command string, f func(contex
 	} else {
 		msg = why + " (" + msg + ")"
 	}
-	if (command == "prepare" || command == "import") && !strings.Contains(msg, "--resume") {
+	if resumable && !strings.Contains(msg, "--resume") {
 		msg += "; the units loaded are kept: once it answers, run the same command with --resume to finish"
 	}
 	return fmt.Errorf("%s stopped: %s", command, msg)
