@@ -50,7 +50,7 @@ export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.
 go test -race -count=1 ./internal/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/compare ./loader
-go test -count=1 -timeout 25m ./...
+go test -count=1 -timeout 35m ./...
 # go test above ran every fuzz target on its seeds and corpus; make fuzz
 # itself, briefly, on two targets (all of them: CI_FUZZ_ONLY=. ; each costs
 # an instrumented build, about 8 s, which CI's 30 minutes cannot spare for

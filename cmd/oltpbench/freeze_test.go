@@ -217,6 +217,7 @@ func said(out, what string) bool {
 // its warm-up (the window's start is then the first read to miss), mid-run
 // and just before the window's end.
 func TestFrozenServerRun(t *testing.T) {
+	t.Parallel() // a server of its own, mostly waiting on it: beside the other freezes
 	s := startFrozenServer(t)
 	db := "frz"
 	s.db("").Exec("CREATE DATABASE " + db)
@@ -316,6 +317,7 @@ func TestFrozenServerRun(t *testing.T) {
 // in a reset: it stops at the bound with the cell named, and the same
 // command, the server woken, finishes it with no cell run twice.
 func TestFrozenServerPlan(t *testing.T) {
+	t.Parallel() // a server of its own, mostly waiting on it: beside the other freezes
 	s := startFrozenServer(t)
 	for _, c := range []struct {
 		name, at, reset, line string
@@ -356,6 +358,7 @@ func TestFrozenServerPlan(t *testing.T) {
 // freezes part way end at the ping's bound with one line; woken, the same
 // command finishes (a load resumes) and nothing is lost or doubled.
 func TestFrozenServerCommands(t *testing.T) {
+	t.Parallel() // a server of its own, mostly waiting on it: beside the other freezes
 	s := startFrozenServer(t)
 	for _, db := range []string{"frz_load", "frz_tpcc", "frz_import"} {
 		s.db("").Exec("CREATE DATABASE " + db)
