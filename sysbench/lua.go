@@ -408,14 +408,7 @@ func printScriptHelp(w io.Writer, sc *script.Script) {
 // strings ("on" when given without a value), for a script that declares no
 // options of its own.
 func declareAny(args []string, fs *pflag.FlagSet) {
-	for _, a := range args {
-		if a == "--" {
-			return
-		}
-		if !strings.HasPrefix(a, "--") {
-			continue
-		}
-		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+	for name := range givenOptions(args) {
 		if name == "" || fs.Lookup(name) != nil {
 			continue
 		}

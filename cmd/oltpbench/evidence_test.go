@@ -78,21 +78,7 @@ func TestWhyEvidence(t *testing.T) {
 	conn := append(psServer(t, srv, "256M"), "--mysql-db=why", "--statement-latency")
 	t.Cleanup(func() { stopServer(t, srv, true) })
 	p := writePlan(t, whyPlan)
-	dirs := map[string]string{}
-	for _, v := range []string{"A", "B", "C"} {
-		if v == "C" {
-			db, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+strings.TrimPrefix(conn[1], "--mysql-port=")+")/why")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := db.Exec("ALTER TABLE sbtest1 DROP INDEX k_1"); err != nil {
-				t.Fatal(err)
-			}
-			db.Close()
-		}
-		dirs[v] = t.TempDir()
-		mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dirs[v], "--"}, conn...)...), "version "+v)
-	}
+	dirs := planVersions(t, p, conn, "why", "C", "A", "B", "C")
 	r := inProcess("report", "compare", dirs["A"], dirs["B"], dirs["C"], "--names=A,B,C")
 	out := r.stdout
 	for _, want := range []string{
@@ -149,6 +135,29 @@ func TestWhyEvidence(t *testing.T) {
 		`(?m)^\s+\d+\s+[\d.]+\s+[\d.]+\s+100%  SELECT count\(k\) FROM sbtest1 WHERE k BETWEEN`).MatchString(show) {
 		t.Errorf("report show has no statement line:\n%s", show)
 	}
+}
+
+// planVersions runs plan p once per version, each into a folder of its
+// own, on the server conn names: before the version drop, sbtest1 of db
+// loses its index k_1.
+func planVersions(t *testing.T, p string, conn []string, db, drop string, versions ...string) map[string]string {
+	t.Helper()
+	dirs := map[string]string{}
+	for _, v := range versions {
+		if v == drop {
+			d, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+strings.TrimPrefix(conn[1], "--mysql-port=")+")/"+db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.Exec("ALTER TABLE sbtest1 DROP INDEX k_1"); err != nil {
+				t.Fatal(err)
+			}
+			d.Close()
+		}
+		dirs[v] = t.TempDir()
+		mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dirs[v], "--"}, conn...)...), "version "+v)
+	}
+	return dirs
 }
 
 // whyWithoutEvidence: a version whose results have no evidence (older
@@ -312,21 +321,7 @@ func TestWhyFewRepeats(t *testing.T) {
 	t.Cleanup(func() { stopServer(t, srv, true) })
 	p := writePlan(t, strings.Split(whyPlan, "[[step]]\ntest = \"select_random_points\"")[0]+
 		"[[step]]\ntest = \"select_random_ranges\"\nthreads = [4]\ntime = \"1s\"\nrepeats = 3\n")
-	dirs := map[string]string{}
-	for _, v := range []string{"A", "B"} {
-		if v == "B" {
-			db, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+strings.TrimPrefix(conn[1], "--mysql-port=")+")/whyfew")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := db.Exec("ALTER TABLE sbtest1 DROP INDEX k_1"); err != nil {
-				t.Fatal(err)
-			}
-			db.Close()
-		}
-		dirs[v] = t.TempDir()
-		mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dirs[v], "--"}, conn...)...), "version "+v)
-	}
+	dirs := planVersions(t, p, conn, "whyfew", "B", "A", "B")
 	out := inProcess("report", "compare", dirs["A"], dirs["B"], "--names=A,B").stdout
 	for _, want := range []string{
 		"4 threads: ~ no significant change (p=0.10, n=3+3; the test needs 4 repeats per side to tell anything)\n",
