@@ -273,10 +273,11 @@ func TestFrozenServerRun(t *testing.T) {
 			}
 		})
 	}
-	// The dataset's state read at the run's start, the first to wait: a
-	// table the test holds locked holds its exact count (the checks, which
-	// would read it first, skipped), and is let go once the line says so.
-	t.Run("dataset state", func(t *testing.T) {
+	// The checks before the run, then the dataset's state read at the run's
+	// start, each the first to wait: a table the test holds locked holds
+	// them (the checks read it first; skipped, the state's exact count
+	// does), let go once the state's line says so.
+	t.Run("checks and dataset state", func(t *testing.T) {
 		s := s.in(t)
 		os.Remove(resultFile)
 		lock, err := s.db(db).Conn(context.Background())
@@ -287,9 +288,16 @@ func TestFrozenServerRun(t *testing.T) {
 		if _, err := lock.ExecContext(context.Background(), "LOCK TABLES sbtest1 WRITE"); err != nil {
 			t.Fatal(err)
 		}
-		line := "dataset state missing: the server did not answer within 10 s"
+		// The checks read the table first: the run is refused at their bound.
+		checks := "checks before the run missing: the server did not answer within 10 s"
 		start := time.Now()
-		r := s.runWhen(line, nil, func() { lock.ExecContext(context.Background(), "UNLOCK TABLES") },
+		r := s.runWhen(checks, nil, func() {}, append(base, "--time=2", "run")...)
+		if took := time.Since(start); r.code != 1 || !said(r.out, checks) || strings.Contains(r.out, "SQL statistics:") || took > 10*time.Second+freezeMargin {
+			t.Fatalf("exit %d after %s:\n%s", r.code, took, r.out)
+		}
+		line := "dataset state missing: the server did not answer within 10 s"
+		start = time.Now()
+		r = s.runWhen(line, nil, func() { lock.ExecContext(context.Background(), "UNLOCK TABLES") },
 			append(base, "--time=2", "--skip-dataset-check", "run")...)
 		if r.code != 0 || !said(r.out, line) || !strings.Contains(r.out, "SQL statistics:") {
 			t.Fatalf("exit %d:\n%s", r.code, r.out)
