@@ -25,16 +25,15 @@ import (
 // chunk starts. Their errors are at level 3: gopher-lua counts one level
 // more than Lua, and the position is the line that called them. Its statements are put before the chunk's own: all on its
 // first line, so the chunk's lines keep their numbers.
-const prelude51 = `local __sb_type, __sb_tostring, __sb_tonumber, __sb_error, __sb_getmt = type, tostring, tonumber, error, getmetatable ` +
+//
+// __sb_str, on every operand of .. that is not a constant, is Go (concatStr)
+// for its cost, one call: it is kept in the strings' metatable, which no
+// script lists, and taken from there as each chunk starts.
+const prelude51 = `local __sb_type, __sb_tonumber, __sb_error = type, tonumber, error ` +
+	`local __sb_str = getmetatable("").__sb_str ` +
 	`local function __sb_fornum(v, what) if __sb_type(v) == "number" then return v end ` +
 	`local n = __sb_type(v) == "string" and __sb_tonumber(v) ` +
-	`if n then return n end __sb_error("'for' " .. what .. " must be a number", 3) end ` +
-	`local function __sb_str(v, name) local t = __sb_type(v) ` +
-	`if t == "string" then return v end if t == "number" then return __sb_tostring(v) end ` +
-	`local mt = (t == "table" or t == "userdata") and __sb_getmt(v) ` +
-	`if mt and mt.__concat then return v end ` +
-	`if name then __sb_error("attempt to concatenate " .. name .. " (a " .. t .. " value)", 3) end ` +
-	`__sb_error("attempt to concatenate a " .. t .. " value", 3) end`
+	`if n then return n end __sb_error("'for' " .. what .. " must be a number", 3) end`
 
 var prelude51Stmts = func() []ast.Stmt {
 	stmts, err := parse.Parse(strings.NewReader(prelude51), "prelude")
@@ -481,8 +480,37 @@ func numericArgs(f lua.LGFunction, all bool, positions ...int) lua.LGFunction {
 	}
 }
 
+// concatStr is __sb_str(v [, name]): v as an operand of .. in Lua 5.1 (a
+// string as it is, a number as numberString, a value with __concat left to
+// it), or LuaJIT's error naming it ("attempt to concatenate local 'x' (a
+// boolean value)") at the line of the ..
+func concatStr(L *lua.LState) int {
+	switch v := L.Get(1).(type) {
+	case lua.LString:
+		L.Push(v)
+		return 1
+	case lua.LNumber:
+		L.Push(lua.LString(numberString(float64(v))))
+		return 1
+	case *lua.LTable, *lua.LUserData:
+		if L.GetMetaField(v, "__concat") != lua.LNil {
+			L.Push(v)
+			return 1
+		}
+	}
+	t := L.Get(1).Type().String()
+	if name, ok := L.Get(2).(lua.LString); ok {
+		raise(L, "attempt to concatenate %s (a %s value)", name, t)
+	}
+	raise(L, "attempt to concatenate a %s value", t)
+	return 0
+}
+
 // lua51Library replaces the library functions as above in L.
 func lua51Library(L *lua.LState) {
+	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		L.SetField(mt, "__sb_str", L.NewFunction(concatStr))
+	}
 	L.SetGlobal("tonumber", L.NewFunction(baseToNumber))
 	L.SetGlobal("tostring", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString(toString(L, L.CheckAny(1))))
