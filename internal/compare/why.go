@@ -66,7 +66,8 @@ func (t *Table) Whys(labels []string, all bool) []Why {
 	for _, row := range t.Rows {
 		for _, p := range pairs[row.Threads] {
 			w := Why{Threads: row.Threads, From: p[0], To: p[1]}
-			if st := cellStat(values(row.Runs[p[0]], tput), values(row.Runs[p[1]], tput)); !st.Significant {
+			a, b := values(row.Runs[p[0]], tput), values(row.Runs[p[1]], tput)
+			if st := cellStat(a, b); !st.Significant && belowAll(b, a) {
 				w.Tentative = &st
 			}
 			w.Missing = missingEvidence(labels, row, p[0], p[1])
