@@ -9,8 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/.plan-examples}
-PLANS=${PLANS:-"seed000-sysbench-versions seed002-tpcc-versions seed003-sysbench-p95 seed004-sysbench-release"}
-declare -A SCALE=([seed000-sysbench-versions]=0.01 [seed002-tpcc-versions]=0.004 [seed003-sysbench-p95]=0.0025 [seed004-sysbench-release]=0.0025)
+PLANS=${PLANS:-"sysbench-versions tpcc-versions sysbench-p95 sysbench-release"}
+declare -A SCALE=([sysbench-versions]=0.01 [tpcc-versions]=0.004 [sysbench-p95]=0.0025 [sysbench-release]=0.0025)
 dir="$PWD/.mariadb-plans"
 scripts/mariadb-start.sh "$dir"
 pid=$(cat "$dir/mysqld.pid")
@@ -38,7 +38,7 @@ for p in $PLANS; do
   done
   echo "== $p at scale ${SCALE[$p]}: three versions in $(( $(date +%s) - start )) s; $OUT/$p.md"
   grep -E "increased|decreased|by version:|^- .*threads: |^\| [A-Za-z].* \| [0-9]+ \| [0-9.]+ \| [0-9.]+ \||innodb_flush" "$OUT/$p.md" || true
-  if [ "$p" = seed004-sysbench-release ]; then
+  if [ "$p" = sysbench-release ]; then
     where=$(awk '/^### Point Select test/{on=1} /^### /&&!/Point Select test/{on=0} on' "$OUT/$p.md" | grep -E "^- [0-9]+ threads: QPS " || true)
     echo "$where"
     if [ -z "$where" ] || echo "$where" | grep -qv "first between B (flush=1) and C (flush=1 + 1 CPU)"; then

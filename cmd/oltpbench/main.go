@@ -36,31 +36,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for i, a := range args {
 		commandLine[i] = loader.RedactURL(a)
 	}
-	root := &cobra.Command{
-		Use:           "oltpbench",
-		Short:         "OLTP benchmarks for MySQL-protocol databases (TiDB, MySQL, MariaDB)",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       version,
-	}
 	args = rewrite(args, stdout, stderr)
+	root := newRoot(args)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	var prof profile.Flags
-	prof.Register(root.PersistentFlags())
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.Start() }
-	root.PersistentPostRunE = func(*cobra.Command, []string) error { return prof.Stop() }
 	defer pprof.StopCPUProfile() // a command that failed has not stopped it
-	for _, s := range workload.All() {
-		root.AddCommand(workloadCommand(s, argsAfter(args, s.Name)))
-	}
-	root.AddCommand(csvCommand(args), importCommand(), reportCommand(), planCommand())
-	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
-		if c.HasSubCommands() && !c.Runnable() {
-			group(c)
-		}
-	}
 	if err := root.Execute(); err != nil {
 		var m *workload.Message
 		if errors.As(err, &m) && m.Error() == err.Error() { // the peer's words, nothing added on the way
@@ -75,6 +56,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// newRoot is the command tree for the command line args (after rewrite):
+// a workload's command reads its own arguments before cobra parses them.
+// The reference in docs/reference is generated from it.
+func newRoot(args []string) *cobra.Command {
+	root := &cobra.Command{
+		Use:               "oltpbench",
+		Short:             "OLTP benchmarks for MySQL-protocol databases (TiDB, MySQL, MariaDB)",
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		Version:           version,
+		DisableAutoGenTag: true,
+	}
+	var prof profile.Flags
+	prof.Register(root.PersistentFlags())
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.Start() }
+	root.PersistentPostRunE = func(*cobra.Command, []string) error { return prof.Stop() }
+	for _, s := range workload.All() {
+		root.AddCommand(workloadCommand(s, argsAfter(args, s.Name)))
+	}
+	root.AddCommand(csvCommand(args), importCommand(), reportCommand(), planCommand())
+	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
+		if c.HasSubCommands() && !c.Runnable() {
+			group(c)
+		}
+	}
+	return root
 }
 
 // group makes c, a command of subcommands only, refuse an unknown

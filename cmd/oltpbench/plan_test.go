@@ -21,10 +21,10 @@ import (
 // runs them, expand to the cells and command lines in testdata.
 func TestPlanShowGolden(t *testing.T) {
 	for _, c := range []struct{ plan, scale string }{
-		{"seed000-sysbench-versions", "0.001"},
-		{"seed002-tpcc-versions", "0.002"},
-		{"seed003-sysbench-p95", "0.001"},
-		{"seed004-sysbench-release", "0.001"},
+		{"sysbench-versions", "0.001"},
+		{"tpcc-versions", "0.002"},
+		{"sysbench-p95", "0.001"},
+		{"sysbench-release", "0.001"},
 	} {
 		t.Run(c.plan, func(t *testing.T) {
 			r := inProcess("plan", "show", "../../deploy/plans/"+c.plan+".toml", "--scale="+c.scale)

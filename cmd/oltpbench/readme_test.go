@@ -14,8 +14,18 @@ import (
 	"github.com/oltpbench/oltpbench/internal/s3test"
 )
 
-// TestREADMECommands runs every oltpbench command the README shows, in the
-// README's order, each block in a folder of its own, against the test
+// docPages are the pages whose commands the tests run: the README, then
+// the guide's pages in name order.
+func docPages(t *testing.T) []string {
+	pages, err := filepath.Glob("../../docs/guide/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no guide pages in docs/guide: %v", err)
+	}
+	return append([]string{"../../README.md"}, pages...)
+}
+
+// TestREADMECommands runs every oltpbench command the README and the guide
+// show, in their order, each block in a folder of its own, against the test
 // server (and the test S3 server): the README is read, not copied, so a
 // command that is changed, added or spelled another way there is run as it
 // now reads. Sizes and times are scaled down by the substitutions below,
@@ -27,7 +37,10 @@ func TestREADMECommands(t *testing.T) {
 	needServer(t)
 	srv := s3test.Need(t)
 	bucket := srv.Bucket(t)
-	cmds := readmeCommands(t, "../../README.md")
+	var cmds []readmeCommand
+	for i, p := range docPages(t) {
+		cmds = append(cmds, readmeCommands(t, p, 1000*i)...)
+	}
 	for _, db := range []string{"sbtest", "tpcc", "ch", "sb"} {
 		freshDB(t, db)
 		if _, err := openDB(t, "").Exec("CREATE DATABASE " + db); err != nil {
@@ -40,11 +53,15 @@ func TestREADMECommands(t *testing.T) {
 	for _, c := range cmds {
 		run, ok := readmeRuns[c.text]
 		if !ok {
-			t.Errorf("README line %d: %q is run by no test: add it to readmeRuns (readme_test.go)", c.line, c.text)
+			t.Errorf("%s:%d: %q is run by no test: add it to readmeRuns (readme_test.go)", c.file, c.line, c.text)
 			continue
 		}
 		seen[c.text] = true
 		if run.skip != "" {
+			continue
+		}
+		if run.custom != nil {
+			run.custom(t)
 			continue
 		}
 		dir, ok := dirs[c.block]
@@ -85,13 +102,14 @@ func TestREADMECommands(t *testing.T) {
 // "oltpbench" on, continuation lines joined, the comment cut, spaces folded.
 type readmeCommand struct {
 	text  string
-	line  int // where it starts in the README
-	block int // which ```sh block
+	file  string // the page, from the repository's root
+	line  int    // where it starts in the page
+	block int    // which ```sh block, unique over the pages
 }
 
 // readmeCommands reads the oltpbench commands of the README's sh blocks;
 // a line that holds two (the go-tpc table's) gives the one on the right.
-func readmeCommands(t *testing.T, path string) []readmeCommand {
+func readmeCommands(t *testing.T, path string, firstBlock int) []readmeCommand {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +117,7 @@ func readmeCommands(t *testing.T, path string) []readmeCommand {
 	defer f.Close()
 	var out []readmeCommand
 	sc := bufio.NewScanner(f)
-	n, block, inSh, inOther := 0, 0, false, false
+	n, block, inSh, inOther := 0, firstBlock, false, false
 	var cont string
 	contLine := 0
 	for sc.Scan() {
@@ -138,7 +156,7 @@ func readmeCommands(t *testing.T, path string) []readmeCommand {
 		if i := strings.LastIndex(text, "oltpbench "); i > 0 && !strings.HasPrefix(text, "oltpbench ") {
 			text = text[i:] // the go-tpc table's right column
 		}
-		out = append(out, readmeCommand{text: strings.Join(strings.Fields(text), " "), line: contLine, block: block})
+		out = append(out, readmeCommand{text: strings.Join(strings.Fields(text), " "), file: strings.TrimPrefix(path, "../../"), line: contLine, block: block})
 	}
 	return out
 }
@@ -156,7 +174,7 @@ func readmeSubst() []readmeSub {
 	for _, kv := range [][2]string{
 		{`\$HOST1,\$HOST2`, h + "," + h},
 		{`\$HOST\b`, h},
-		{`--mysql-host=(\.\.\.|tidb)`, "--mysql-host=" + h},
+		{`--mysql-host=(\.\.\.|tidb|old-tidb|new-tidb)( |$)`, "--mysql-host=" + h + " "},
 		{`--mysql-port=4000`, "--mysql-port=" + p},
 		{`--ap-host=\S+`, "--ap-host=" + h},
 		{`--ap-port=4000`, "--ap-port=" + p},
@@ -175,7 +193,7 @@ func readmeSubst() []readmeSub {
 		{`~/scripts/`, "scripts/"},
 		{`/tmp/try`, "try"},
 		{`\$k/4`, "1/1"},
-		{`plan run deploy/plans/seed004-sysbench-release\.toml`, "plan run small.toml"},
+		{`plan run deploy/plans/sysbench-release\.toml`, "plan run small.toml"},
 		{`\$PORT\b`, p},
 		{` \.\.\.( |$)`, " " + strings.Join(readmeConn(), " ") + " "},
 	} {
@@ -207,7 +225,7 @@ func readmeRun(t *testing.T, c readmeCommand, dir string, args []string, codes [
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if code := exitCode(t, err); !slices.Contains(append([]int{0}, codes...), code) {
-		t.Errorf("README line %d: %s\nran as: oltpbench %s\nexit %d:\n%s", c.line, c.text, strings.Join(args, " "), code, out)
+		t.Errorf("%s:%d: %s\nran as: oltpbench %s\nexit %d:\n%s", c.file, c.line, c.text, strings.Join(args, " "), code, out)
 	}
 }
 
@@ -218,7 +236,7 @@ func readmeShell(t *testing.T, c readmeCommand, dir, text string, codes []int) {
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if code := exitCode(t, err); !slices.Contains(append([]int{0}, codes...), code) {
-		t.Errorf("README line %d: %s\nran as: %s\nexit %d:\n%s", c.line, c.text, text, code, out)
+		t.Errorf("%s:%d: %s\nran as: %s\nexit %d:\n%s", c.file, c.line, c.text, text, code, out)
 	}
 }
 
@@ -231,6 +249,7 @@ type readmeEntry struct {
 	before func(t *testing.T, dir string)
 	codes  []int
 	shell  bool
+	custom func(t *testing.T) // runs the command its own way
 }
 
 // writeIn writes files into dir.
@@ -281,6 +300,27 @@ func sbRun(dir string, args ...string) []string {
 }
 
 var readmeRuns = map[string]readmeEntry{
+	"make build": {skip: "make test's first step (test: build)"},
+	"go install ./cmd/oltpbench": {custom: func(t *testing.T) {
+		bin := t.TempDir()
+		cmd := exec.Command("go", "install", "./cmd/oltpbench")
+		cmd.Dir = "../.."
+		cmd.Env = append(os.Environ(), "GOBIN="+bin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go install ./cmd/oltpbench: %v\n%s", err, out)
+		}
+		if out, err := exec.Command(filepath.Join(bin, "oltpbench"), "--version").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "oltpbench version ") {
+			t.Errorf("the installed oltpbench --version: %v %q", err, out)
+		}
+	}},
+	"oltpbench plan run deploy/plans/sysbench-release.toml --result-dir results/v6.1 -- --mysql-host=old-tidb --mysql-port=4000": {add: "--mysql-user=root", before: func(t *testing.T, dir string) {
+		writeIn(t, dir, map[string]string{"small.toml": smallPlan})
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
+	}},
+	"oltpbench plan run deploy/plans/sysbench-release.toml --result-dir results/v6.5 -- --mysql-host=new-tidb --mysql-port=4000": {add: "--mysql-user=root"},
+	"oltpbench report compare results/v6.1 results/v6.5 --format=markdown --fail-on=regression:5%": {
+		codes: []int{1}}, // two runs of one server differ by noise: the gate may fail them
 	"make demo":                           {skip: "run by .ci/run after make test (scripts/demo.sh starts a MariaDB of its own)"},
 	"make fuzz FUZZTIME=10m":              {skip: "run by scripts/test.sh (make test) with FUZZTIME=1s on two targets"},
 	"make soak":                           {skip: "run by TestSoak, scaled down (SOAK_MIN and the sizes)"},
@@ -288,7 +328,10 @@ var readmeRuns = map[string]readmeEntry{
 	"tiup tidb-lightning -d /data/sb ...": {skip: "TiDB Lightning's command: no TiDB here; the files it reads are the csv command's, checked by the loader's tests"},
 	"D='s3://my-bucket/tpcc-1000?region=us-west-2'":                                                             {skip: "an assignment: the test sets $D to its S3 server's bucket"},
 	"D='s3://bench/tpcc?endpoint=http://minio:9000&force-path-style=true&access-key=...&secret-access-key=...'": {skip: "an assignment: the test sets $D to its S3 server's bucket"},
-	"oltpbench sysbench oltp_common --threads=16 --rand-type=uniform --mysql-host=$HOST --mysql-port=4000 --mysql-user=root --mysql-db=sbtest prepare --tables=16 --table-size=10000000":                        {},
+	"oltpbench sysbench oltp_common --threads=16 --rand-type=uniform --mysql-host=$HOST --mysql-port=4000 --mysql-user=root --mysql-db=sbtest prepare --tables=16 --table-size=10000000": {before: func(t *testing.T, dir string) {
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
+	}},
 	"oltpbench sysbench oltp_read_write --threads=256 --time=300 --report-interval=10 --rand-type=uniform --mysql-host=$HOST1,$HOST2 --mysql-port=4000 --mysql-user=root run --tables=16 --table-size=10000000": {},
 	"oltpbench sysbench --config-file=sb.conf oltp_read_only run --tables=16 --table-size=10000000": {before: func(t *testing.T, dir string) {
 		writeIn(t, dir, map[string]string{"sb.conf": "mysql-host=" + testHost + "\nmysql-port=" + testPort + "\nmysql-user=root\nmysql-db=sbtest\nthreads=2\ntime=1\n"})
@@ -345,18 +388,18 @@ var readmeRuns = map[string]readmeEntry{
 	"oltpbench ch check --warehouses=10":                      {add: "--db=ch"},
 	"oltpbench ch cleanup":                                    {add: "--db=ch"},
 	"oltpbench csv ch --warehouses=1000 --dir=s3://bucket/ch": {add: "--dir=$S3CH"}, // the last --dir wins: the test bucket
-	"oltpbench plan show deploy/plans/seed004-sysbench-release.toml": {before: func(t *testing.T, dir string) {
+	"oltpbench plan show deploy/plans/sysbench-release.toml": {before: func(t *testing.T, dir string) {
 		writeIn(t, dir, map[string]string{"small.toml": smallPlan})
 		os.MkdirAll(filepath.Join(dir, "deploy/plans"), 0o755)
-		src, _ := os.ReadFile("../../deploy/plans/seed004-sysbench-release.toml")
-		writeIn(t, dir, map[string]string{"deploy/plans/seed004-sysbench-release.toml": string(src)})
+		src, _ := os.ReadFile("../../deploy/plans/sysbench-release.toml")
+		writeIn(t, dir, map[string]string{"deploy/plans/sysbench-release.toml": string(src)})
 	}},
-	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --result-dir results/v6.5 -- --mysql-host=... --mysql-port=4000": {add: "--mysql-user=root", before: func(t *testing.T, dir string) {
+	"oltpbench plan run deploy/plans/sysbench-release.toml --result-dir results/v6.5 -- --mysql-host=... --mysql-port=4000": {add: "--mysql-user=root", before: func(t *testing.T, dir string) {
 		freshDB(t, "sbtest")
 		openDB(t, "").Exec("CREATE DATABASE sbtest")
 		obIn(t, dir, append([]string{"plan", "run", "small.toml", "--result-dir", "results/v6.1", "--"}, readmeConn()...)...)
 	}},
-	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --scale=0.001 --result-dir /tmp/try -- ...": {},
+	"oltpbench plan run deploy/plans/sysbench-release.toml --scale=0.001 --result-dir /tmp/try -- ...": {},
 	"oltpbench report compare --baseline results/v6.1 --candidate results/v6.5 --format=markdown --fail-on=regression:5%": {
 		codes: []int{1}}, // two runs of one server differ by noise: the gate may fail them
 	"oltpbench sysbench oltp_point_select run --threads=150,300,600,900 --time=300 --cooldown=30s --result-dir=results/v3.0 ...": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
@@ -397,19 +440,24 @@ var readmeRuns = map[string]readmeEntry{
 		obIn(t, dir, append([]string{"sysbench", "oltp_common", "prepare", "--tables=2", "--table-size=200", "--mysql-db=sbtest"}, readmeConn()...)...)
 	}},
 	"oltpbench sysbench oltp_read_write --threads=64 --time=300 --metrics-addr=:9100 --client-id=client-b run": {add: "--tables=2 --table-size=200"},
-	"oltpbench plan run deploy/plans/seed004-sysbench-release.toml --result-dir out/v8.1 --metrics-addr=:9100 -- --mysql-host=tidb": {add: "--mysql-port=$PORT --mysql-user=root", before: func(t *testing.T, dir string) {
+	"oltpbench plan run deploy/plans/sysbench-release.toml --result-dir out/v8.1 --metrics-addr=:9100 -- --mysql-host=tidb": {add: "--mysql-port=$PORT --mysql-user=root", before: func(t *testing.T, dir string) {
 		writeIn(t, dir, map[string]string{"small.toml": smallPlan})
 		freshDB(t, "sbtest")
 		openDB(t, "").Exec("CREATE DATABASE sbtest")
 	}},
 }
 
-// TestREADMEPlans: every plan the README shows in a toml block is one that
-// plan show accepts; a block of steps only is checked under a TPC-C dataset.
+// TestREADMEPlans: every plan the README and the guide show in a toml
+// block is one that plan show accepts; a block of steps only is checked
+// under a TPC-C dataset.
 func TestREADMEPlans(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var b []byte
+	for _, p := range docPages(t) {
+		page, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, page...)
 	}
 	blocks := regexp.MustCompile("(?s)```toml\n(.*?)```").FindAllStringSubmatch(string(b), -1)
 	n := 0
