@@ -13,7 +13,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/oltpbench/oltpbench/internal/dataset"
-	"github.com/oltpbench/oltpbench/internal/s3test"
+	"github.com/oltpbench/oltpbench/internal/testenv/s3test"
 )
 
 // The store contract, on a folder and on the S3 server: an object appears

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench-report: report compare over a long release history, 20 versions x 24 cells (4 tests x 6 thread
 # levels) x 5 repeats = 2,400 result files as large as a real 300 s run's (30 intervals, ~650 server
-# variables), written by internal/compare's TestWriteLargeHistory. Times the built binary in each format
+# variables), written by internal/report/compare's TestWriteLargeHistory. Times the built binary in each format
 # (RUNS times, median) and prints its peak RSS; fails over the targets (2 s, 200 MB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go test ./internal/compare -count=1 -run TestWriteLargeHistory -large-history="$work" >/dev/null
+go test ./internal/report/compare -count=1 -run TestWriteLargeHistory -large-history="$work" >/dev/null
 echo "== report compare over $(ls "$work" | wc -l) versions, $(find "$work" -name '*.json' | wc -l) result files, $(du -sh "$work" | cut -f1)"
 printf "%-9s %10s %12s\n" format "wall s" "peak RSS MB"
 fail=0

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 out=${1:-/tmp/oltpbench-report.png}
 command -v chromium >/dev/null || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 make build >/dev/null
-d=internal/compare/testdata/results
+d=internal/report/compare/testdata/results
 html=$(mktemp --suffix=.html)
 bin/oltpbench report compare --baseline "$d/v2.1" --candidate "$d/v3.0" --format html >"$html"
 profile=$(mktemp -d)

@@ -49,7 +49,7 @@ set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; . "$toxi
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.
-go test -race -count=1 ./internal/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/compare ./loader
+go test -race -count=1 ./internal/engine/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/report/compare ./loader
 go test -count=1 -timeout 35m ./...
 # go test above ran every fuzz target on its seeds and corpus; make fuzz
 # itself, briefly, on two targets (all of them: CI_FUZZ_ONLY=. ; each costs

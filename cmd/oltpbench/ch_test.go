@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/ch"
-	"github.com/oltpbench/oltpbench/internal/s3test"
+	"github.com/oltpbench/oltpbench/internal/testenv/s3test"
 )
 
 func chb(t *testing.T, db string, args ...string) res {

@@ -9,7 +9,7 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/oltpbench/oltpbench/ch"
-	"github.com/oltpbench/oltpbench/internal/pipeline"
+	"github.com/oltpbench/oltpbench/internal/engine/pipeline"
 )
 
 // readTables collects the tables a statement reads.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/engine/pipeline"
 	"github.com/oltpbench/oltpbench/internal/hist"
-	"github.com/oltpbench/oltpbench/internal/pipeline"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
@@ -25,11 +25,11 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // legacy holds result files of format 1, as earlier versions wrote them.
-const legacy = "../../internal/compare/testdata/results"
+const legacy = "../../internal/report/compare/testdata/results"
 
-// history holds four versions' results with repeats (internal/compare's
+// history holds four versions' results with repeats (internal/report/compare's
 // historyVersions): steady, a drop in the third, a drop too small to tell.
-const history = "../../internal/compare/testdata/history"
+const history = "../../internal/report/compare/testdata/history"
 
 type cmdOut struct {
 	code           int

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/s3test"
+	"github.com/oltpbench/oltpbench/internal/testenv/s3test"
 )
 
 // jobScript is the shell command of a Job manifest in deploy/kubernetes

@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/engine/pipeline"
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/options"
-	"github.com/oltpbench/oltpbench/internal/pipeline"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/oltpbench/oltpbench/loader"
 )

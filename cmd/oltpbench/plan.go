@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/pipeline"
+	"github.com/oltpbench/oltpbench/internal/engine/plan"
 	"github.com/oltpbench/oltpbench/internal/metrics"
-	"github.com/oltpbench/oltpbench/internal/pipeline"
-	"github.com/oltpbench/oltpbench/internal/plan"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oltpbench/oltpbench/internal/s3test"
+	"github.com/oltpbench/oltpbench/internal/testenv/s3test"
 )
 
 // docPages are the pages whose commands the tests run: the README, then

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/oltpbench/oltpbench/internal/compare"
+	"github.com/oltpbench/oltpbench/internal/report/compare"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/s3test"
+	"github.com/oltpbench/oltpbench/internal/testenv/s3test"
 )
 
 // agedPlan is one TPC-C cell, run as each "version" of a comparison.

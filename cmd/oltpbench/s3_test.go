@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oltpbench/oltpbench/internal/s3test"
+	"github.com/oltpbench/oltpbench/internal/testenv/s3test"
 )
 
 // dataFiles maps each CSV data file to its SHA-256, for a local folder.

@@ -71,7 +71,7 @@ func TestRepeatAndFailOn(t *testing.T) {
 	if len(files) != 8 || !strings.HasSuffix(files[0], "oltp_point_select-1threads-r1.json") {
 		t.Fatalf("result files %v", files)
 	}
-	// The statistics are tested on their own (internal/compare); here the
+	// The statistics are tested on their own (internal/report/compare); here the
 	// path through the files: a baseline and a candidate 20% slower, with
 	// the measured counts and durations set to known throughputs, since
 	// runs this short vary more than any shift worth testing.

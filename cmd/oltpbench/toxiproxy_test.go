@@ -12,7 +12,7 @@ import (
 	toxiproxy "github.com/Shopify/toxiproxy/v2/client"
 
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/toxitest"
+	"github.com/oltpbench/oltpbench/internal/testenv/toxitest"
 )
 
 // These tests put a real fault proxy (Toxiproxy) between the client and

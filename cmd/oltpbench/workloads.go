@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	_ "github.com/oltpbench/oltpbench/ch" // the registered workloads: a new workload is a package and a line here
-	"github.com/oltpbench/oltpbench/internal/pipeline"
+	"github.com/oltpbench/oltpbench/internal/engine/pipeline"
 	"github.com/oltpbench/oltpbench/internal/workload"
 	_ "github.com/oltpbench/oltpbench/sysbench"
 	_ "github.com/oltpbench/oltpbench/tpcc"

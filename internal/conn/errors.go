@@ -118,9 +118,9 @@ type ErrorSet struct {
 }
 
 // ParseErrorSet parses "1213,1020,1205" or "all" (or "none"/"" for nothing).
-func ParseErrorSet(items []string) (ErrorSet, error) {
+func ParseErrorSet(lists []string) (ErrorSet, error) {
 	s := ErrorSet{nums: map[int]bool{}}
-	for _, it := range items {
+	for _, it := range lists {
 		for _, f := range strings.Split(it, ",") {
 			f = strings.TrimSpace(f)
 			switch strings.ToLower(f) {

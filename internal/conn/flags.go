@@ -76,7 +76,7 @@ func (f *Flags) Options(fs *pflag.FlagSet) (Options, error) {
 	}
 	for _, kv := range f.sessionVars {
 		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
-			return co, fmt.Errorf("invalid --mysql-session-vars item %q: use name=value", kv)
+			return co, fmt.Errorf("invalid --mysql-session-vars entry %q: use name=value", kv)
 		}
 	}
 	return co, nil

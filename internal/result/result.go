@@ -66,7 +66,7 @@ type Result struct {
 	// is not the run's.
 	Reset *Reset `json:"reset,omitempty"`
 	// Evidence is what the server did over the measured window: its
-	// counters' changes and its statements' figures (internal/evidence).
+	// counters' changes and its statements' figures (internal/engine/evidence).
 	Evidence *Evidence `json:"evidence,omitempty"`
 	// Statements are the client's latency of each statement the workload
 	// names, over the measured window (--statement-latency).
@@ -239,7 +239,7 @@ type Reset struct {
 	Verified string `json:"verified"`
 }
 
-// ClientHealth is the benchmark client over a window (internal/health).
+// ClientHealth is the benchmark client over a window (internal/engine/health).
 type ClientHealth struct {
 	Seconds        float64 `json:"seconds"`
 	UserSeconds    float64 `json:"cpu_user_seconds"`

@@ -6,14 +6,14 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // levelFlags are the options that turn one run into several: a thread
 // sweep with repeats, or a search for the best thread count within a p95
-// limit. internal/cells runs them.
+// limit. internal/engine/cells runs them.
 type levelFlags struct {
 	threadsSpec string
 	cooldown    time.Duration

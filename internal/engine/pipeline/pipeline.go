@@ -19,8 +19,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/msglog"
 	"github.com/oltpbench/oltpbench/internal/options"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
 )
 
 // FuzzParse: any file gives a plan whose cells expand and name their
@@ -14,7 +14,7 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(good))
 	f.Add([]byte(strings.Replace(good, "threads = [2]\ntime = \"1m\"", "thread_schedule = \"1@30s,2-8@1m\"", 1)))
-	if ps, _ := filepath.Glob("../../deploy/plans/*.toml"); len(ps) > 0 {
+	if ps, _ := filepath.Glob("../../../deploy/plans/*.toml"); len(ps) > 0 {
 		for _, p := range ps {
 			if b, err := os.ReadFile(p); err == nil {
 				f.Add(b)

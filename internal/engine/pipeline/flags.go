@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/conn"
-	"github.com/oltpbench/oltpbench/internal/health"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/health"
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/conn"
-	"github.com/oltpbench/oltpbench/internal/events"
+	"github.com/oltpbench/oltpbench/internal/engine/events"
+	"github.com/oltpbench/oltpbench/internal/engine/runner"
 	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/metrics"
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/runner"
 )
 
 // eventWatch runs a run's events (--event) from its measured start, puts

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 

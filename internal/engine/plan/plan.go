@@ -19,8 +19,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
-	"github.com/oltpbench/oltpbench/internal/events"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/events"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
@@ -81,7 +81,7 @@ type Step struct {
 }
 
 // StepEvent is an event of a step's runs: at a time after the measured
-// start, sql or a command, with a timeout and on_error (internal/events).
+// start, sql or a command, with a timeout and on_error (internal/engine/events).
 type StepEvent struct {
 	Name    string `toml:"name"`
 	At      string `toml:"at"`

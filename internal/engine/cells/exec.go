@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oltpbench/oltpbench/internal/engine/slo"
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/slo"
 )
 
 // Measure runs a cell at one thread count (a search's level, or the cell's

@@ -17,9 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oltpbench/oltpbench/internal/engine/slo"
 	"github.com/oltpbench/oltpbench/internal/options"
 	"github.com/oltpbench/oltpbench/internal/result"
-	"github.com/oltpbench/oltpbench/internal/slo"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 

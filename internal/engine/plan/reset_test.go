@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 

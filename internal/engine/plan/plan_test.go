@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
 )
 
 var known = Workloads{"sysbench": 1, "tpcc": 0}

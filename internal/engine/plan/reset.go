@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/oltpbench/oltpbench/internal/cells"
 	"github.com/oltpbench/oltpbench/internal/command"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
 
