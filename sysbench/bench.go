@@ -30,27 +30,29 @@ func init() {
 		Short:   "sysbench 1.0.20 OLTP tests, same options and output",
 		Long: "sysbench 1.0.20's OLTP tests with the same options, defaults and text output.\nTests: " +
 			strings.Join(Names(), ", ") + " (oltp_common for prepare and cleanup).",
-		DefaultDB:      "sbtest",
-		DefaultUser:    "sbtest", // sysbench's
-		Threads:        "1",
-		ThreadsHelp:    "number of threads to use; a list (150,300,600) runs a sweep; a range (8-1024) with --p95-slo searches",
-		Aliases:        map[string]string{"num-threads": "threads", "max-requests": "events", "max-time": "time", "tx-rate": "rate"},
-		CommandAliases: map[string]string{"warmup": "prewarm"}, // sysbench 1.0's old name
-		Retry:          []string{"1213", "1020", "1205"},
-		RetryHelp:      "errors to ignore (roll back, retry the event, count), or all",
+		DefaultDB:   "sbtest",
+		DefaultUser: "sbtest", // sysbench's
+		Threads:     "1",
+		ThreadsHelp: "number of threads to use; a list (150,300,600) runs a sweep; a range (8-1024) with --p95-slo searches",
+		Retry:       []string{"1213", "1020", "1205"},
+		RetryHelp:   "errors to ignore (roll back, retry the event, count), or all",
 		CSVFlags: []string{"tables", "table-size", "auto-inc", "secondary", "create-secondary",
 			"create-table-options", "mysql-storage-engine", "rand-type", "rand-spec-iter", "rand-spec-pct", "rand-spec-res",
 			"rand-pareto-h", "rand-zipfian-exp"},
-		Describe:   describe,
-		Rewrite:    rewrite,
-		PeerOutput: true,
-		RangeKeys:  []string{"tables", "table_size"},
-		// sysbench's event queue: a ring of 131,072 slots, one kept free.
-		RateQueue:   131071,
-		InitTimeout: "FATAL: Worker threads failed to initialize within %d seconds!",
-		QueueFull:   "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate",
-		Messages:    messages,
-		New:         func() workload.Workload { return &suite{} },
+		Describe:  describe,
+		RangeKeys: []string{"tables", "table_size"},
+		New:       func() workload.Workload { return &suite{} },
+		Peer: workload.Peer{
+			Aliases:        map[string]string{"num-threads": "threads", "max-requests": "events", "max-time": "time", "tx-rate": "rate"},
+			CommandAliases: map[string]string{"warmup": "prewarm"}, // sysbench 1.0's old name
+			Rewrite:        rewrite,
+			Output:         true,
+			// sysbench's event queue: a ring of 131,072 slots, one kept free.
+			RateQueue:   131071,
+			InitTimeout: "FATAL: Worker threads failed to initialize within %d seconds!",
+			QueueFull:   "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate",
+			Messages:    messages,
+		},
 	})
 }
 
@@ -287,7 +289,7 @@ func (s *suite) Metric() result.Metric { return result.QPS }
 // has it, before its kind is known.
 func (s *suite) Hooks() workload.Hooks {
 	h := s.kind.hooks()
-	h.Declare, h.Front, h.Help, h.FlagError = s.Declare, s.Front, s.Help, s.FlagError
+	h.Peer.Declare, h.Peer.Front, h.Peer.Help, h.Peer.FlagError = s.Declare, s.Front, s.Help, s.FlagError
 	return h
 }
 

@@ -58,7 +58,9 @@ func (h *hwTest) name() string { return h.t.Name }
 // so that its results carry the figures every sysbench result does.
 func (h *hwTest) dataset() dataset.Dataset { return h.nativeDataset(&Test{Name: h.t.Name}) }
 func (h *hwTest) sizes() map[string]string { return h.tableSizes() }
-func (h *hwTest) hooks() workload.Hooks    { return workload.Hooks{OwnConnections: true} }
+func (h *hwTest) hooks() workload.Hooks {
+	return workload.Hooks{Peer: workload.PeerHooks{OwnConnections: true}}
+}
 
 // hwValues are the test's options as given or defaulted.
 func (h *hwTest) values() hw.Values {

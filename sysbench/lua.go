@@ -153,9 +153,9 @@ func (l *luaTest) sizes() map[string]string {
 
 func (l *luaTest) hooks() workload.Hooks {
 	if l.script == nil { // Setup and Front say why
-		return workload.Hooks{OwnConnections: true}
+		return workload.Hooks{Peer: workload.PeerHooks{OwnConnections: true}}
 	}
-	return workload.Hooks{Commands: l.commands(), Command: l.command, OwnConnections: true, Connected: l.connected.Load}
+	return workload.Hooks{Peer: workload.PeerHooks{Commands: l.commands(), Command: l.command, OwnConnections: true, Connected: l.connected.Load}}
 }
 
 // scriptValues is sysbench.opt: every option by its sysbench name, a

@@ -53,23 +53,25 @@ func (n *native) sizes() map[string]string { return n.tableSizes() }
 
 func (n *native) hooks() workload.Hooks {
 	return workload.Hooks{
-		// sysbench prepares in worker threads only with --threads > 1.
-		BeforeLoad: func(w io.Writer) {
-			if n.o.Threads > 1 {
-				fmt.Fprintf(w, "Initializing worker threads...\n\n")
-			}
-		},
-		TableMessages: true,
 		Validate: func(ctx context.Context, db *sql.DB, schema string) error {
 			return n.test.Check(ctx, db, schema, &n.o)
 		},
 		Prewarm:   n.prewarm,
 		Preflight: n.preflight,
 		ExactRows: n.exactRows,
-		Dropping: func(w io.Writer, table string) {
-			if strings.HasPrefix(table, "sbtest") {
-				fmt.Fprintf(w, "Dropping table '%s'...\n", table)
-			}
+		Peer: workload.PeerHooks{
+			// sysbench prepares in worker threads only with --threads > 1.
+			BeforeLoad: func(w io.Writer) {
+				if n.o.Threads > 1 {
+					fmt.Fprintf(w, "Initializing worker threads...\n\n")
+				}
+			},
+			TableMessages: true,
+			Dropping: func(w io.Writer, table string) {
+				if strings.HasPrefix(table, "sbtest") {
+					fmt.Fprintf(w, "Dropping table '%s'...\n", table)
+				}
+			},
 		},
 	}
 }

@@ -33,20 +33,22 @@ func init() {
 		DefaultDB:   "tpcc",
 		Threads:     "16",
 		ThreadsHelp: "threads (terminals with --wait; default 10 per warehouse there); a list runs a sweep; a range with --p95-slo searches",
-		Aliases:     map[string]string{"db": "mysql-db", "T": "threads"},
 		Retry:       RetryErrors,
 		RetryHelp: "errors on which a transaction is rolled back and redone with the same inputs, or all; the default is " +
 			"deadlock (1213), lock wait timeout (1205), TiDB's write conflicts (9007, 8002, 8022) and schema change (8028)",
 		CSVFlags: []string{"warehouses", "partitions", "partition-type", "clustered", "schema", "foreign-keys", "props"},
-		Outputs:  []string{OutputBenchmarkSQL},
 		// A run on more warehouses than the dataset has reads none.
 		RangeKeys: []string{"warehouses"},
 		Describe: func(name string) (workload.Description, bool) {
 			return workload.Description{Title: "TPC-C", Rank: 99, Compact: true}, name == "tpcc"
 		},
-		New: func() workload.Workload { return &workloadTPCC{} },
+		New:     func() workload.Workload { return &workloadTPCC{} },
+		Upgrade: upgradeFormat1,
+		Peer: workload.Peer{
+			Aliases: map[string]string{"db": "mysql-db", "T": "threads"}, // go-tpc's
+			Outputs: []string{OutputBenchmarkSQL},
+		},
 	})
-	result.Format1(upgradeFormat1)
 }
 
 // upgradeFormat1 reads a TPC-C result of the first file format, which kept

@@ -10,6 +10,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/dataset"
 	"github.com/oltpbench/oltpbench/internal/random"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // Generation and CSV encoding per row, the CSV and LOAD DATA hot path:
@@ -53,7 +54,7 @@ func TestFormat1ResultReadsAsTpmC(t *testing.T) {
 	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := result.Read(p)
+	r, err := result.ReadWith(p, workload.Upgrade) // as the report commands read files
 	if err != nil {
 		t.Fatal(err)
 	}

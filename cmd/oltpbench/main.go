@@ -166,8 +166,8 @@ func rewrite(args []string, stdout, stderr io.Writer) []string {
 		return args
 	}
 	s, ok := workload.Lookup(args[0])
-	if !ok || s.Rewrite == nil {
+	if !ok || s.Peer.Rewrite == nil {
 		return args
 	}
-	return append([]string{args[0]}, s.Rewrite(args[1:], stdout, stderr)...)
+	return append([]string{args[0]}, s.Peer.Rewrite(args[1:], stdout, stderr)...)
 }

@@ -22,7 +22,7 @@ func reportCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rs []*result.Result
 			for _, a := range args {
-				r, err := result.Read(a)
+				r, err := result.ReadWith(a, workload.Upgrade)
 				if err != nil {
 					return err
 				}
@@ -83,7 +83,7 @@ func reportCommand() *cobra.Command {
 		Short: "print one result",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := result.Read(args[0])
+			r, err := result.ReadWith(args[0], workload.Upgrade)
 			if err != nil {
 				return err
 			}
@@ -134,7 +134,7 @@ func compareVersions(args, base, cand, names []string, baseName, candName string
 	}
 	vs := make([]compare.Version, len(sets))
 	for i, set := range sets {
-		rs, err := compare.Load(set)
+		rs, err := compare.Load(set, workload.Upgrade)
 		if err != nil {
 			return nil, err
 		}

@@ -42,11 +42,11 @@ func workloadCommand(spec workload.Spec, args []string) *cobra.Command {
 	}
 	p = pipeline.New(spec, cmd.Flags(), args)
 	h := p.Workload().Hooks()
-	if h.Help != nil {
-		cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { h.Help(c.OutOrStdout(), c.Flags()) })
+	if h.Peer.Help != nil {
+		cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { h.Peer.Help(c.OutOrStdout(), c.Flags()) })
 	}
-	if h.FlagError != nil {
-		cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return h.FlagError(err, commandLine, c.OutOrStdout()) })
+	if h.Peer.FlagError != nil {
+		cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return h.Peer.FlagError(err, commandLine, c.OutOrStdout()) })
 	}
 	return cmd
 }

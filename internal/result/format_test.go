@@ -31,23 +31,23 @@ func writeFormat1(t *testing.T, r *Result, perMinute bool) string {
 	return p
 }
 
-// A workload's registered upgrade, as one would write it: its figure among
-// the totals becomes its metric.
-func init() {
-	Format1(func(r *Result) bool {
+// perMinute is a workload's upgrade, as one would write it: its figure
+// among the totals becomes its metric.
+func perMinute(r *Result) bool {
+	{
 		if _, ok := r.Totals["perMin_x100"]; !ok || len(r.Ops) == 0 {
 			return false
 		}
 		r.Metric = Metric{Name: "per minute", Ops: []string{r.Ops[0].Name}, PerSeconds: 60, LatencyOp: r.Ops[0].Name}
 		delete(r.Totals, "perMin_x100")
 		return true
-	})
+	}
 }
 
 func TestFormat1FilesGetTheirMetric(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	qps := mk(t, "a", 0, 30000, 1, t0)
-	r, err := Read(writeFormat1(t, qps, false))
+	r, err := ReadWith(writeFormat1(t, qps, false), perMinute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestFormat1FilesGetTheirMetric(t *testing.T) {
 
 	tp := mk(t, "b", 0, 6000, 1, t0)
 	tp.Ops[0].Name = "op1"
-	r, err = Read(writeFormat1(t, tp, true))
+	r, err = ReadWith(writeFormat1(t, tp, true), perMinute)
 	if err != nil {
 		t.Fatal(err)
 	}

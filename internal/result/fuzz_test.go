@@ -24,7 +24,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"format":"oltpbench-result/1","workload":"sysbench","totals":{"events":3}}`))
 	f.Add([]byte(`{"format":"oltpbench-result/2","ops":[{"name":"x","count":1,"histogram":"HISTFAAAA"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := Decode("r.json", b)
+		r, err := Decode("r.json", b, nil)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("a multi-line error: %q", err)
@@ -35,7 +35,7 @@ func FuzzDecode(f *testing.F) {
 		if err := r.Encode(&e1); err != nil {
 			return // a value JSON cannot hold (NaN from a format-1 upgrade): refused at write, not a crash
 		}
-		r2, err := Decode("r.json", e1.Bytes())
+		r2, err := Decode("r.json", e1.Bytes(), nil)
 		if err != nil {
 			t.Fatalf("an encoded result does not decode: %v\n%s", err, e1.Bytes())
 		}

@@ -496,18 +496,28 @@ func (r *Result) Write(path string) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// Read loads a result file.
-func Read(path string) (*Result, error) {
+// Read loads a result file; a file of format 1 gets the QPS metric (see
+// ReadWith).
+func Read(path string) (*Result, error) { return ReadWith(path, nil) }
+
+// ReadWith loads a result file, upgrading a format-1 file with up.
+func ReadWith(path string, up Upgrade) (*Result, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(path, b)
+	return Decode(path, b, up)
 }
 
+// Upgrade gives a format-1 result its metric when it is one of a
+// workload's that stored its own figure among the totals, and reports
+// whether it was (workload.Upgrade asks each registered workload's
+// Spec.Upgrade). The rest meant queries per second.
+type Upgrade func(r *Result) bool
+
 // Decode reads a result from b (named path in errors), upgrading a format-1
-// result to this format.
-func Decode(path string, b []byte) (*Result, error) {
+// result to this format with up (nil: its metric is QPS).
+func Decode(path string, b []byte, up Upgrade) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a result file: %w", path, err)
@@ -515,32 +525,15 @@ func Decode(path string, b []byte) (*Result, error) {
 	switch r.Format {
 	case Format:
 	case format1:
-		r.upgrade1()
+		r.Format = Format
+		if up == nil || !up(&r) {
+			r.Metric = QPS
+		}
 	default:
 		return nil, fmt.Errorf("%s: result format %q, this oltpbench reads %q", path, r.Format, Format)
 	}
 	return &r, nil
 }
-
-// upgrade1 gives a format-1 result its metric: a workload that stored its
-// own figure among the totals registered how to read it back (Format1);
-// the rest meant queries per second.
-func (r *Result) upgrade1() {
-	r.Format = Format
-	for _, up := range format1Upgrades {
-		if up(r) {
-			return
-		}
-	}
-	r.Metric = QPS
-}
-
-var format1Upgrades []func(*Result) bool
-
-// Format1 registers how a workload's format-1 results get their metric:
-// up reports whether r was one of them (and then sets r.Metric). Workloads
-// call it from init, so this package names none of them.
-func Format1(up func(r *Result) bool) { format1Upgrades = append(format1Upgrades, up) }
 
 // QPS is the metric of statement-counting workloads: reads, writes and
 // other statements per second.

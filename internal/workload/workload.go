@@ -24,21 +24,19 @@ import (
 )
 
 // Spec registers a workload: one command of oltpbench (`oltpbench NAME ...`)
-// and of `oltpbench csv NAME`.
+// and of `oltpbench csv NAME`. A workload of its own fills the first group
+// (the kv workload is the smallest example); Peer is for a workload that
+// speaks as another tool does (sysbench's, BenchmarkSQL's).
 type Spec struct {
 	Name        string // the command, and how results name the workload (or its prefix)
 	Short, Long string
-	Use         string            // usage line after the command name
-	Args        int               // positional arguments before the command (sysbench's test)
-	Example     string            // a command line, for the message on a wrong argument count
-	DefaultDB   string            // --mysql-db default
-	DefaultUser string            // --mysql-user default ("": root, as MySQL's clients, go-tpc and BenchmarkSQL have it)
-	Threads     string            // --threads default
-	ThreadsHelp string            // --threads help
-	Aliases     map[string]string // option aliases (sysbench's deprecated names)
-	// CommandAliases are other names of its commands (sysbench's warmup for
-	// prewarm).
-	CommandAliases map[string]string
+	Use         string // usage line after the command name
+	Args        int    // positional arguments before the command (sysbench's test)
+	Example     string // a command line, for the message on a wrong argument count
+	DefaultDB   string // --mysql-db default
+	DefaultUser string // --mysql-user default ("": root, as MySQL's clients, go-tpc and BenchmarkSQL have it)
+	Threads     string // --threads default
+	ThreadsHelp string // --threads help
 	// Retry lists the server errors a run rolls back, counts and redoes by
 	// default (--mysql-ignore-errors); RetryHelp says what they are.
 	Retry     []string
@@ -46,17 +44,39 @@ type Spec struct {
 	// CSVFlags are the workload's options that `csv NAME --help` shows: those
 	// that shape the files.
 	CSVFlags []string
-	// Outputs are --output styles of the run report beyond text and json
-	// (a peer tool's end-of-run lines); RunConfig.Output says which ran.
-	Outputs []string
+	// RangeKeys are the dataset figures (Dataset.Meta keys, flags with '-'
+	// for '_') that bound what a run reads (sysbench's tables and
+	// table_size, TPC-C's warehouses): a run on less than the dataset's is
+	// warned of; more is the workload's Validate to refuse.
+	RangeKeys []string
 	// Describe names one of the workload's results for reports: the title,
 	// the rank among the workload's tests and the report layout. ok is
-	// false for a name that is not this workload's.
+	// false for a name that is not this workload's. nil: the result's name
+	// is its title.
 	Describe func(resultName string) (d Description, ok bool)
 	New      func() Workload
 	// Base names a registered workload this one is built on (CH-benCHmark
 	// on TPC-C): the fields left empty here are the base's.
 	Base string
+	// Upgrade gives a result file of format 1 written by this workload its
+	// metric, reporting whether the file was one (result.Upgrade).
+	Upgrade result.Upgrade
+
+	// Peer is what a workload that is a drop-in for another tool declares.
+	Peer Peer
+}
+
+// Peer is how a workload speaks as another tool does: its option and
+// command names, its output styles, its words as a run goes and when it
+// stops. A workload of its own leaves it empty and gets oltpbench's.
+type Peer struct {
+	Aliases map[string]string // option aliases (sysbench's deprecated names, BenchmarkSQL's)
+	// CommandAliases are other names of its commands (sysbench's warmup for
+	// prewarm).
+	CommandAliases map[string]string
+	// Outputs are --output styles of the run report beyond text and json
+	// (a peer tool's end-of-run lines); RunConfig.Output says which ran.
+	Outputs []string
 	// RateQueue is how many scheduled events wait in a --rate run before one
 	// that cannot keep up stops, and QueueFull that stop in the peer tool's
 	// words (sysbench's event queue of 131,071 and its FATAL line); 0 and ""
@@ -70,15 +90,10 @@ type Spec struct {
 	// Messages are what the peer tool says as a run's threads live, each
 	// at its verbosity (Setup.Verbosity) and up.
 	Messages RunMessages
-	// RangeKeys are the dataset figures (Dataset.Meta keys, flags with '-'
-	// for '_') that bound what a run reads (sysbench's tables and
-	// table_size, TPC-C's warehouses): a run on less than the dataset's is
-	// warned of; more is the workload's Validate to refuse.
-	RangeKeys []string
-	// PeerOutput: the workload's output is a peer tool's, line for line
+	// Output: the workload's output is a peer tool's, line for line
 	// (sysbench's): oltpbench's own notes about a run (client-bound) go to
 	// a person only, as a Message's hint does.
-	PeerOutput bool
+	Output bool
 	// Rewrite, if set, reads the command line after the workload's name as
 	// the peer tool reads it before parsing (sysbench's deprecated
 	// --test=PATH names the test) and prints the peer's warnings about it.
@@ -154,40 +169,18 @@ type RunMessages struct {
 	TraceLevel int
 }
 
-// Hooks are the optional steps a workload adds to the pipeline.
+// Hooks are the optional steps a workload adds to the pipeline; a nil
+// field is a step the workload does not have. Peer holds what only a
+// drop-in for another tool needs.
 type Hooks struct {
-	// BeforeLoad is printed after the banner, before a load starts.
-	BeforeLoad func(w io.Writer)
-	// OwnConnections: the run's threads open the connections they need,
-	// when they ask (a sysbench script's connect()), from RunConfig.Dialer;
-	// the run connects to nothing before it starts and its workers are
-	// given no connection, so a script that sends no SQL needs no server.
-	OwnConnections bool
-	// TableMessages: the loader prints a line per table and phase
-	// (sysbench's "Creating table 'sbtest1'...").
-	TableMessages bool
-	// AfterLoad runs once prepare has loaded the dataset (TiFlash replicas).
-	AfterLoad func(ctx context.Context, db *sql.DB, w io.Writer) error
 	// Validate checks before a run or check that the dataset is on the server.
 	Validate func(ctx context.Context, db *sql.DB, schema string) error
 	// Check is the `check` command: consistency conditions, printed to w.
 	Check func(ctx context.Context, db *sql.DB, threads int, w io.Writer) error
 	// Prewarm is the `prewarm` command: reads the dataset into the server's caches.
 	Prewarm func(ctx context.Context, pool *conn.Pool, threads int, w io.Writer) error
-	// Dropping is printed before cleanup drops each table; without it
-	// cleanup prints one line at the end.
-	Dropping func(w io.Writer, table string)
-	// Commands are commands of the workload's own (a script's custom
-	// commands), beyond prepare, prewarm, run, check and cleanup.
-	Commands []string
-	// Command, when set, runs a command itself in place of the pipeline (a
-	// script's prepare, cleanup and custom commands); handled false leaves
-	// the command to the pipeline.
-	Command func(ctx context.Context, name string, co conn.Options, threads int, out io.Writer) (handled bool, err error)
-	// Connected, with Command, says whether the command connected to the
-	// server: a cleanup that did not (a script's cleanup that sends no
-	// SQL) leaves the dataset record alone and needs no server.
-	Connected func() bool
+	// AfterLoad runs once prepare has loaded the dataset (TiFlash replicas).
+	AfterLoad func(ctx context.Context, db *sql.DB, w io.Writer) error
 	// ExactRows are the tables' row counts the workload can give exactly
 	// and cheaply (TPC-C's orders from its district counters); the others
 	// are the server's estimates.
@@ -201,8 +194,38 @@ type Hooks struct {
 	// connection options; the run gets them in RunConfig.Extra.
 	Extra func(co conn.Options) (ExtraThreads, error)
 
-	// A command line in a peer tool's habits (sysbench's) declares these.
-	//
+	// Peer is what a drop-in for another tool (sysbench) adds.
+	Peer PeerHooks
+}
+
+// PeerHooks are the steps of a workload that is a drop-in for another
+// tool: its command line, its own commands and connections, its lines as
+// a load and a cleanup go.
+type PeerHooks struct {
+	// BeforeLoad is printed after the banner, before a load starts.
+	BeforeLoad func(w io.Writer)
+	// TableMessages: the loader prints a line per table and phase
+	// (sysbench's "Creating table 'sbtest1'...").
+	TableMessages bool
+	// Dropping is printed before cleanup drops each table; without it
+	// cleanup prints one line at the end.
+	Dropping func(w io.Writer, table string)
+	// OwnConnections: the run's threads open the connections they need,
+	// when they ask (a sysbench script's connect()), from RunConfig.Dialer;
+	// the run connects to nothing before it starts and its workers are
+	// given no connection, so a script that sends no SQL needs no server.
+	OwnConnections bool
+	// Commands are commands of the workload's own (a script's custom
+	// commands), beyond prepare, prewarm, run, check and cleanup.
+	Commands []string
+	// Command, when set, runs a command itself in place of the pipeline (a
+	// script's prepare, cleanup and custom commands); handled false leaves
+	// the command to the pipeline.
+	Command func(ctx context.Context, name string, co conn.Options, threads int, out io.Writer) (handled bool, err error)
+	// Connected, with Command, says whether the command connected to the
+	// server: a cleanup that did not (a script's cleanup that sends no
+	// SQL) leaves the dataset record alone and needs no server.
+	Connected func() bool
 	// Declare sees the arguments after the workload's name before they are
 	// parsed and adds the options they call for to fs (a script declares
 	// its own); an error is kept for Setup to report.
@@ -242,7 +265,7 @@ type RunConfig struct {
 	Record  map[string]string // the dataset record found on the server (may be empty)
 	Options *RunOptions
 	Out     io.Writer // the text report
-	Output  string    // --output: text, json, or one of Spec.Outputs
+	Output  string    // --output: text, json, or one of Spec.Peer.Outputs
 	// Stdout is the command's output at any --verbosity: what a script
 	// prints itself; Log is the same output as the message log that
 	// counts repeats (a peer tool's logger's messages).
@@ -252,7 +275,7 @@ type RunConfig struct {
 	// which a peer tool reports at RunMessages.TraceLevel.
 	Traced bool
 	// Dialer opens connections one by one, for a workload whose threads
-	// open their own (Hooks.OwnConnections).
+	// open their own (Hooks.Peer.OwnConnections).
 	Dialer conn.Dialer
 	// Extra are the threads Hooks.Extra declared for this run.
 	Extra ExtraThreads
@@ -301,6 +324,17 @@ func All() []Spec {
 	return out
 }
 
+// Upgrade gives a result file of format 1 its metric through the
+// Spec.Upgrade of the workloads registered (result.ReadWith).
+func Upgrade(r *result.Result) bool {
+	for _, s := range All() {
+		if s.Upgrade != nil && s.Upgrade(r) {
+			return true
+		}
+	}
+	return false
+}
+
 // Lookup returns the workload registered under name.
 func Lookup(name string) (Spec, bool) {
 	s, ok := specs[name]
@@ -321,8 +355,8 @@ func resolve(s Spec) Spec {
 	if s.Threads == "" {
 		s.Threads, s.ThreadsHelp = b.Threads, b.ThreadsHelp
 	}
-	if s.Aliases == nil {
-		s.Aliases = b.Aliases
+	if s.Peer.Aliases == nil {
+		s.Peer.Aliases = b.Peer.Aliases
 	}
 	if s.Retry == nil {
 		s.Retry, s.RetryHelp = b.Retry, b.RetryHelp
@@ -330,8 +364,8 @@ func resolve(s Spec) Spec {
 	if s.CSVFlags == nil {
 		s.CSVFlags = b.CSVFlags
 	}
-	if s.Outputs == nil {
-		s.Outputs = b.Outputs
+	if s.Peer.Outputs == nil {
+		s.Peer.Outputs = b.Peer.Outputs
 	}
 	if s.RangeKeys == nil {
 		s.RangeKeys = b.RangeKeys

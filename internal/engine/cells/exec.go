@@ -14,6 +14,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/engine/slo"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // Measure runs a cell at one thread count (a search's level, or the cell's
@@ -95,7 +96,7 @@ func (s *Series) doneKey(b []byte) (result.Key, error) {
 
 // measured says whether path holds a complete result measured under key.
 func (s *Series) measured(path string, key result.Key) (bool, string) {
-	r, err := result.Read(path)
+	r, err := result.ReadWith(path, workload.Upgrade)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, ""
 	}
@@ -347,7 +348,7 @@ func (e *Executor) measuredBefore(s *Series, path string, args []string) *result
 	if ok, _ := s.measured(path, key); !ok {
 		return nil
 	}
-	r, err := result.Read(path)
+	r, err := result.ReadWith(path, workload.Upgrade)
 	if err != nil {
 		return nil
 	}

@@ -20,7 +20,7 @@ const pingEvery = time.Second
 // the dataset's, so it has no bound of its own.
 func (p *Pipeline) watched(ctx context.Context, co conn.Options, command string, f func(context.Context) error) error {
 	// A load by the loader resumes; a workload's own prepare (a script's) does not.
-	resumable := command == "prepare" && p.w.Hooks().Command == nil
+	resumable := command == "prepare" && p.w.Hooks().Peer.Command == nil
 	return Watched(ctx, co, command, resumable, f)
 }
 

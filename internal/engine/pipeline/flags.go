@@ -75,7 +75,7 @@ func (f *Flags) registerWorkload(fs *pflag.FlagSet, spec workload.Spec) {
 	fs.StringVar(&f.reconnect, "reconnect", "", "run: event: a new connection for every event (transaction), as an application without a pool")
 	fs.IntVar(&f.idleConns, "idle-conns", 0, "run: hold this many more connections open doing nothing, as an application's pool does")
 	fs.BoolVar(&f.intervalCounters, "interval-counters", false, "run: the server's status counters at every report interval too (SHOW GLOBAL STATUS on a connection of its own, as the interval is cut): their changes in the result's intervals")
-	if spec.PeerOutput {
+	if spec.Peer.Output {
 		options.AddBool(fs, &f.notes, "notes", false, "oltpbench's own lines beside the peer tool's (warnings, the client-bound note, hints, the loader's mode, progress and summary, its options in --help): shown on a terminal, and with this on everywhere; off, a harness reads the peer's lines alone")
 	}
 	workload.SecondsVar(fs, &f.boundSched, "client-bound-sched-latency", health.DefaultLimits.SchedLatency, "run: a run whose goroutines waited this long (p99) for a CPU is client-bound (0: never; seconds or a duration)")

@@ -56,10 +56,10 @@ type Pipeline struct {
 // workload's name, for a workload whose options depend on them.
 func New(spec workload.Spec, fs *pflag.FlagSet, args []string) *Pipeline {
 	p := &Pipeline{spec: spec, w: spec.New(), fs: fs, out: io.Discard, log: msglog.New(io.Discard), warn: io.Discard}
-	fs.SetNormalizeFunc(options.Normalize(spec.Aliases))
+	fs.SetNormalizeFunc(options.Normalize(spec.Peer.Aliases))
 	p.f.registerWorkload(fs, spec)
 	p.w.Flags(fs, &p.ro)
-	if d := p.w.Hooks().Declare; d != nil {
+	if d := p.w.Hooks().Peer.Declare; d != nil {
 		d(args, fs)
 	}
 	return p
@@ -114,7 +114,7 @@ func (p *Pipeline) Commands() []string {
 	if h.Check != nil {
 		c = append(c, "check")
 	}
-	for _, x := range h.Commands {
+	for _, x := range h.Peer.Commands {
 		if !slices.Contains(c, x) && x != "cleanup" {
 			c = append(c, x)
 		}
@@ -130,7 +130,7 @@ func (p *Pipeline) Front(args []string) (done bool, err error) {
 	if err := p.applyConfig(); err != nil {
 		return false, err
 	}
-	if fr := p.w.Hooks().Front; fr != nil {
+	if fr := p.w.Hooks().Peer.Front; fr != nil {
 		return fr(args, p.fs, p.out)
 	}
 	return false, nil
@@ -166,7 +166,7 @@ func (p *Pipeline) setup(command string, args []string) error {
 	p.verbosity = s.Verbosity
 	p.notice = atLevel(p.out, s.Verbosity >= 3)
 	p.detail = p.notice
-	if p.w.Hooks().TableMessages {
+	if p.w.Hooks().Peer.TableMessages {
 		p.detail = atLevel(p.out, s.Verbosity >= 3 && term.ForPerson(p.out, p.f.notes))
 	}
 	if s.Threads != p.f.threads {
@@ -184,7 +184,7 @@ func (p *Pipeline) Drive(ctx context.Context, command string, args []string) err
 		return nil
 	}
 	// An alias names one of the pipeline's commands, not a workload's own.
-	if name, ok := p.spec.CommandAliases[command]; ok && slices.Contains(p.Commands(), name) && !slices.Contains(h.Commands, name) {
+	if name, ok := p.spec.Peer.CommandAliases[command]; ok && slices.Contains(p.Commands(), name) && !slices.Contains(h.Peer.Commands, name) {
 		command = name
 	}
 	co, err := p.Begin(command, args)
@@ -229,7 +229,7 @@ func (p *Pipeline) Begin(command string, args []string) (conn.Options, error) {
 	if err := p.setup(command, args); err != nil {
 		return conn.Options{}, err
 	}
-	if outputs := append([]string{"text", "json"}, p.spec.Outputs...); !slices.Contains(outputs, p.f.output) {
+	if outputs := append([]string{"text", "json"}, p.spec.Peer.Outputs...); !slices.Contains(outputs, p.f.output) {
 		return conn.Options{}, fmt.Errorf("invalid --output=%s: use %s", p.f.output, strings.Join(outputs, ", "))
 	}
 	co, err := p.f.conn.Options(p.fs)
@@ -276,12 +276,12 @@ func (p *Pipeline) runCells(ctx context.Context, co conn.Options) error {
 // (AfterOwnCleanup).
 func (p *Pipeline) ownCommand(ctx context.Context, command string, co conn.Options) (bool, error) {
 	h := p.w.Hooks()
-	if h.Command == nil {
+	if h.Peer.Command == nil {
 		return false, nil
 	}
-	handled, err := h.Command(ctx, command, co, p.f.threads, p.out)
+	handled, err := h.Peer.Command(ctx, command, co, p.f.threads, p.out)
 	if handled && err == nil && command == "cleanup" {
-		err = loader.AfterOwnCleanup(ctx, co, p.w.Dataset(), h.Connected == nil || h.Connected())
+		err = loader.AfterOwnCleanup(ctx, co, p.w.Dataset(), h.Peer.Connected == nil || h.Peer.Connected())
 	}
 	return handled, err
 }
@@ -289,8 +289,8 @@ func (p *Pipeline) ownCommand(ctx context.Context, command string, co conn.Optio
 // Prepare loads the dataset; resume finishes a load that was cut.
 func (p *Pipeline) Prepare(ctx context.Context, co conn.Options, resume bool) error {
 	h := p.w.Hooks()
-	if h.BeforeLoad != nil {
-		h.BeforeLoad(p.notice)
+	if h.Peer.BeforeLoad != nil {
+		h.Peer.BeforeLoad(p.notice)
 	}
 	p.f.load.Resume = resume
 	return p.load(ctx, co, h)
@@ -298,7 +298,7 @@ func (p *Pipeline) Prepare(ctx context.Context, co conn.Options, resume bool) er
 
 // OwnCommand runs a command the workload runs itself (a script's prepare).
 func (p *Pipeline) OwnCommand(ctx context.Context, command string, co conn.Options) error {
-	_, err := p.w.Hooks().Command(ctx, command, co, p.f.threads, p.out)
+	_, err := p.w.Hooks().Peer.Command(ctx, command, co, p.f.threads, p.out)
 	return err
 }
 
@@ -343,7 +343,7 @@ func (p *Pipeline) load(ctx context.Context, co conn.Options, h workload.Hooks) 
 	if err != nil {
 		return err
 	}
-	lo.Log, lo.Quiet, lo.Info, lo.Watch = p.out, !h.TableMessages, p.detail, p.exp.WatchLoad
+	lo.Log, lo.Quiet, lo.Info, lo.Watch = p.out, !h.Peer.TableMessages, p.detail, p.exp.WatchLoad
 	ds := p.w.Dataset()
 	if p.f.load.Mode == "csv" {
 		m, err := loader.WriteCSV(ctx, co.DB, ds, lo)
@@ -377,13 +377,13 @@ func (p *Pipeline) afterLoad(ctx context.Context, co conn.Options) error {
 
 func (p *Pipeline) cleanup(ctx context.Context, co conn.Options, h workload.Hooks) error {
 	var dropping func(string)
-	if h.Dropping != nil {
-		dropping = func(table string) { h.Dropping(p.out, table) }
+	if h.Peer.Dropping != nil {
+		dropping = func(table string) { h.Peer.Dropping(p.out, table) }
 	}
 	if err := loader.Drop(ctx, co, p.w.Dataset(), dropping); err != nil {
 		return err
 	}
-	if h.Dropping == nil {
+	if h.Peer.Dropping == nil {
 		fmt.Fprintf(p.out, "Dropped the %s tables of %s\n", workload.Describe(p.w.Name()).Title, co.DB)
 	}
 	return nil

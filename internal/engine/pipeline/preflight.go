@@ -99,7 +99,7 @@ func (p *Pipeline) datasetCheck(ctx context.Context, r *Run, pool *conn.Pool, re
 // note is one line of oltpbench's own on stderr: to a person only when the
 // workload's output is a peer tool's (sysbench's).
 func (p *Pipeline) note(line string) {
-	if p.spec.PeerOutput && !term.ForPerson(p.warn, p.f.notes) {
+	if p.spec.Peer.Output && !term.ForPerson(p.warn, p.f.notes) {
 		return
 	}
 	fmt.Fprintln(p.warn, "oltpbench: "+line)

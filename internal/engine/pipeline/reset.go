@@ -63,7 +63,7 @@ func (p *Pipeline) reimport(ctx context.Context, co conn.Options, from, whose st
 		return err
 	}
 	return p.remake(ctx, co, whose, "file:", func(resume bool) error {
-		lo.Resume, lo.Quiet = resume, !p.w.Hooks().TableMessages
+		lo.Resume, lo.Quiet = resume, !p.w.Hooks().Peer.TableMessages
 		rep, err := loader.ImportDir(ctx, co, from, lo)
 		if err != nil {
 			return err

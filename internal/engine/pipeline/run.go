@@ -190,9 +190,9 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		live.End(measure.Totals{}, nil, nil, nil)
 		// A failed run has no final report and no result:
 		// its figures would be compared as if it had run.
-		return nil, runner.Explain(err, r.Threads, r.Options.Rate, r.Conn.Password, r.Spec.QueueFull, r.Spec.InitTimeout)
+		return nil, runner.Explain(err, r.Threads, r.Options.Rate, r.Conn.Password, r.Spec.Peer.QueueFull, r.Spec.Peer.InitTimeout)
 	}
-	p.say(p.spec.Messages.Done)
+	p.say(p.spec.Peer.Messages.Done)
 	h := client.end(p.f.limits())
 	res.ClientHealth = &h
 	res.Evidence = ev.figures(ctx)
@@ -212,7 +212,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 func (p *Pipeline) say(m workload.Said, args ...any) {
 	level := p.verbosity
 	if p.traced.Load() {
-		level = max(level, p.spec.Messages.TraceLevel)
+		level = max(level, p.spec.Peer.Messages.TraceLevel)
 	}
 	if m.Text != "" && level >= m.Level {
 		p.log.Printf(m.Text, args...)
@@ -221,7 +221,7 @@ func (p *Pipeline) say(m workload.Said, args ...any) {
 
 // helpersSaid are the messages of the run's helpers starting.
 func (p *Pipeline) helpersSaid(r *Run) {
-	m := p.spec.Messages
+	m := p.spec.Peer.Messages
 	if r.Options.Rate > 0 {
 		p.say(m.RateStarted)
 	}
@@ -236,7 +236,7 @@ func (p *Pipeline) helpersSaid(r *Run) {
 // threadSaid is the runner's Lifecycle: the workload's messages of its
 // threads.
 func (p *Pipeline) threadSaid(e runner.ThreadEvent, thread int) {
-	m := p.spec.Messages
+	m := p.spec.Peer.Messages
 	switch e {
 	case runner.ThreadStarted:
 		p.say(m.ThreadStarted, thread)
@@ -352,7 +352,7 @@ func (p *Pipeline) open(ctx context.Context, r *Run, res *result.Result) (*sessi
 		res.Server.Version = "dry run (no server)"
 		s.cn, s.dialer, s.record = conn.DryConnector{}, conn.DryConnector{}, map[string]string{}
 		return s, nil
-	case p.w.Hooks().OwnConnections:
+	case p.w.Hooks().Peer.OwnConnections:
 		pool, err := conn.Open(r.Conn, threads)
 		if err != nil {
 			return nil, err
@@ -531,7 +531,7 @@ func withMissing(ev *result.Evidence, missed []string) *result.Evidence {
 // runnerConfig is the runner's view of the run.
 func (p *Pipeline) runnerConfig(r *Run, s *session, watch func(*runner.Live)) runner.Config {
 	ro := r.Options
-	return runner.Config{Threads: r.Threads, Duration: ro.Time, Events: ro.Events, Rate: ro.Rate, QueueLength: r.Spec.RateQueue,
+	return runner.Config{Threads: r.Threads, Duration: ro.Time, Events: ro.Events, Rate: ro.Rate, QueueLength: r.Spec.Peer.RateQueue,
 		Warmup: ro.Warmup, ReportInterval: ro.ReportInterval, Checkpoints: ro.Checkpoints, Grace: ro.Grace, Ignore: r.Ignore,
 		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, Watch: watch, ConnRefresh: r.ConnRefresh, ReconnectEach: r.ReconnectEach,
 		RateSchedule: ro.RateSchedule, ThreadSchedule: r.ThreadSchedule, InitTimeout: ro.InitTimeout}

@@ -27,7 +27,7 @@ import (
 // Load reads result files, or every *.json in the folders given and in
 // their subfolders (a plan's p95 search keeps its runs in one), in order;
 // files are decoded on every CPU.
-func Load(paths []string) ([]*result.Result, error) {
+func Load(paths []string, up result.Upgrade) ([]*result.Result, error) {
 	var files []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -57,7 +57,7 @@ func Load(paths []string) ([]*result.Result, error) {
 	var sh settingsShare
 	for i, f := range files {
 		g.Go(func() error {
-			r, err := result.Read(f)
+			r, err := result.ReadWith(f, up)
 			if err != nil {
 				return err
 			}

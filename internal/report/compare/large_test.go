@@ -73,7 +73,7 @@ func BenchmarkLargeHistory(b *testing.B) {
 	for range b.N {
 		var vs []Version
 		for _, d := range dirs {
-			rs, err := Load([]string{d})
+			rs, err := Load([]string{d}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
