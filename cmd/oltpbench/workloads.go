@@ -9,6 +9,7 @@ import (
 	_ "github.com/oltpbench/oltpbench/ch" // the registered workloads: a new workload is a package and a line here
 	"github.com/oltpbench/oltpbench/internal/engine/pipeline"
 	"github.com/oltpbench/oltpbench/internal/workload"
+	_ "github.com/oltpbench/oltpbench/kv"
 	_ "github.com/oltpbench/oltpbench/sysbench"
 	_ "github.com/oltpbench/oltpbench/tpcc"
 )

@@ -37,6 +37,7 @@ var Rooms = []Room{
 	{Name: "sysbench", Layer: 2, Packages: []string{"sysbench/..."}, Doc: "sysbench's OLTP tests, its Lua API and its machine tests"},
 	{Name: "tpcc", Layer: 2, Packages: []string{"tpcc"}, Doc: "TPC-C and BenchmarkSQL's layout"},
 	{Name: "ch", Layer: 2, Packages: []string{"ch"}, Doc: "CH-benCHmark, on TPC-C through the registry"},
+	{Name: "kv", Layer: 2, Packages: []string{"kv"}, Doc: "the reference workload: key-value point reads and writes, the template to copy"},
 	{Name: "engine", Generic: true, Layer: 3, Packages: []string{"internal/engine/..."},
 		Doc: "what runs a workload: the pipeline, plans, cells, the runner, events, evidence, client health"},
 	{Name: "report", Generic: true, Layer: 4, Packages: []string{"internal/report/..."}, Doc: "reading results back: compare, show, merge"},
