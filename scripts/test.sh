@@ -29,18 +29,24 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 if [ -n "$unformatted" ]; then echo "test: gofmt needed on: $unformatted" >&2; exit 1; fi
 go vet ./...
 
+# cmd/oltpbench's integration tests run as TEST_SHARDS processes at once,
+# each against a MariaDB of its own (scripts/testshards); the first serves
+# the other packages' tests too.
+shards=${TEST_SHARDS:-3}
 dir="$PWD/.mariadb-test"
+shard_dirs=("$dir")
+for i in $(seq 2 "$shards"); do shard_dirs+=("$PWD/.mariadb-test-$i"); done
 s3dir="$PWD/.s3-test"
 promdir="$PWD/.prometheus-test"
 pgdir="${TMPDIR:-/tmp}/oltpbench-postgres-test" # outside the checkout: the server runs as the postgres user
 toxidir="$PWD/.toxiproxy-test"
-scripts/mariadb-stop.sh "$dir" --wipe
+for d in "${shard_dirs[@]}"; do scripts/mariadb-stop.sh "$d" --wipe; done
 scripts/s3-stop.sh "$s3dir" --wipe
 scripts/prometheus-stop.sh "$promdir" --wipe
 scripts/postgres-stop.sh "$pgdir" --wipe
 scripts/s3-stop.sh "$toxidir" --wipe
-scripts/mariadb-start.sh "$dir"
-trap 'scripts/mariadb-stop.sh "$dir" --wipe; scripts/s3-stop.sh "$s3dir" --wipe; scripts/prometheus-stop.sh "$promdir" --wipe; scripts/postgres-stop.sh "$pgdir" --wipe; scripts/s3-stop.sh "$toxidir" --wipe' EXIT
+trap 'for d in "${shard_dirs[@]}"; do scripts/mariadb-stop.sh "$d" --wipe; done; scripts/s3-stop.sh "$s3dir" --wipe; scripts/prometheus-stop.sh "$promdir" --wipe; scripts/postgres-stop.sh "$pgdir" --wipe; scripts/s3-stop.sh "$toxidir" --wipe' EXIT
+for d in "${shard_dirs[@]}"; do scripts/mariadb-start.sh "$d"; done
 scripts/s3-start.sh "$s3dir"
 scripts/prometheus-start.sh "$promdir"
 scripts/postgres-start.sh "$pgdir"
@@ -50,8 +56,14 @@ export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # Packages with concurrency run under the race detector.
 go test -race -count=1 ./internal/engine/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/report/compare ./loader
-go test -count=1 -timeout 35m ./...
-# go test above ran every fuzz target on its seeds and corpus; make fuzz
+go test -count=1 -timeout 20m $(go list ./... | grep -v '/cmd/oltpbench$')
+envs=()
+for d in "${shard_dirs[@]}"; do envs+=(-env "$d/env"); done
+# The tests of the one Prometheus share the first shard; TEST_TIMES=1
+# rewrites the seconds the shards are balanced by.
+go run ./scripts/testshards -pkg ./cmd/oltpbench "${envs[@]}" -timeout 25m \
+  -pin '^(TestMetricsPrometheus|TestDropInCompiledTests|TestErrorCodesDeadlocksAndRestart)$' ${TEST_TIMES:+-update-times}
+# The tests above ran every fuzz target on its seeds and corpus; make fuzz
 # itself, briefly, on two targets (all of them: CI_FUZZ_ONLY=. ; each costs
 # an instrumented build, about 8 s, which CI's 30 minutes cannot spare for
 # all 15). A count of inputs, not a duration: Go 1.26's coordinator can fail

@@ -86,19 +86,34 @@ func judge(x, mu, sd float64) (string, float64, float64) {
 	return VerdictPass, lo, hi
 }
 
-// mixSlack is how far below a floor of clause 5.2.3 a judged mix may be: a
-// deck of 100 cards holds its shares exactly up to the last unfinished deck.
+// mixSlack is how far below a floor of clause 5.2.3 a judged mix may be at
+// least: half a card in a hundred.
 const mixSlack = 0.005
 
-// judgeMix judges k transactions of a type in n against its share p of the
-// deck, as judgeRate does, and once the count can tell also against the
-// spec's floor (0: none).
-func judgeMix(k, n int64, p, floor float64) (verdict string, lo, hi float64) {
+// deckSlack is how many cards of a share p a mix of decks of the given
+// size may lack, decks of them unfinished (one a terminal): whole decks
+// hold their shares exactly, and each unfinished one has drawn a part of
+// its shuffled cards, whose count of the type spreads as a hypergeometric
+// draw, widest at half the deck (variance cards^2/(4(cards-1)) p(1-p)). A
+// correct client lacks more 1 run in 10,000 (auditZ).
+func deckSlack(decks, cards int, p float64) float64 {
+	if cards < 2 {
+		return 0
+	}
+	c := float64(cards)
+	return auditZ * math.Sqrt(float64(decks)*c*c/(4*(c-1))*p*(1-p))
+}
+
+// judgeMix judges k transactions of a type in n against its share p of a
+// deck of the given cards, as judgeRate does, and once the count can tell
+// also against the spec's floor (0: none), allowing what decks unfinished
+// decks (one a terminal) may lack.
+func judgeMix(k, n int64, p, floor float64, decks, cards int) (verdict string, lo, hi float64) {
 	verdict, lo, hi = judgeRate(k, n, p)
 	if verdict == VerdictTooFew || floor == 0 {
 		return verdict, lo, hi
 	}
-	lo = max(lo, floor-mixSlack)
+	lo = max(lo, floor-max(mixSlack, deckSlack(decks, cards, p)/float64(n)))
 	if float64(k)/float64(n) < lo {
 		verdict = VerdictFail
 	}

@@ -95,8 +95,16 @@ func TestAuditLinesPerOrder(t *testing.T) {
 // deckCounts draws n transactions from shuffled decks of the given weights,
 // as a terminal does, and counts each type.
 func deckCounts(r *rand.Rand, n int, weights [numTx]int) (counts [numTx]int64) {
-	var deck []int
+	return terminalsCounts(r, n, 1, weights)
+}
+
+// terminalsCounts draws n transactions over the given terminals, each
+// with decks of its own, taking turns at random, and counts each type.
+func terminalsCounts(r *rand.Rand, n, terminals int, weights [numTx]int) (counts [numTx]int64) {
+	decks := make([][]int, terminals)
 	for i := 0; i < n; i++ {
+		k := r.IntN(terminals)
+		deck := decks[k]
 		if len(deck) == 0 {
 			for t, w := range weights {
 				for j := 0; j < w; j++ {
@@ -106,7 +114,7 @@ func deckCounts(r *rand.Rand, n int, weights [numTx]int) (counts [numTx]int64) {
 			r.Shuffle(len(deck), func(a, b int) { deck[a], deck[b] = deck[b], deck[a] })
 		}
 		counts[deck[0]]++
-		deck = deck[1:]
+		decks[k] = deck[1:]
 	}
 	return counts
 }
@@ -116,12 +124,12 @@ func deckCounts(r *rand.Rand, n int, weights [numTx]int) (counts [numTx]int64) {
 // long run with a skewed deck fails on the skewed types and passes on the
 // others.
 func TestAuditMixBySampleSize(t *testing.T) {
-	if v, _, _ := judgeMix(2, 66, 0.04, 0.04); v != VerdictTooFew {
+	if v, _, _ := judgeMix(2, 66, 0.04, 0.04, 1, 100); v != VerdictTooFew {
 		t.Errorf("2 order_status of 66: %s, want %q", v, VerdictTooFew)
 	}
 	// 3 Order-Status of 5 (a 4 s --wait run): outside the normal band, but a
 	// correct client shows it 6 times in 10,000, so it is no FAIL.
-	if v, _, _ := judgeMix(3, 5, 0.04, 0.04); v == VerdictFail {
+	if v, _, _ := judgeMix(3, 5, 0.04, 0.04, 1, 100); v == VerdictFail {
 		t.Errorf("3 order_status of 5: %s", v)
 	}
 	r := rand.New(rand.NewPCG(5, 6))
@@ -132,7 +140,7 @@ func TestAuditMixBySampleSize(t *testing.T) {
 			if tx == Payment {
 				floor = 0.43
 			}
-			verdicts[tx], _, _ = judgeMix(c[tx], int64(n), float64(DefaultWeights[tx])/100, floor)
+			verdicts[tx], _, _ = judgeMix(c[tx], int64(n), float64(DefaultWeights[tx])/100, floor, 1, 100)
 		}
 		return verdicts
 	}
@@ -153,5 +161,32 @@ func TestAuditMixBySampleSize(t *testing.T) {
 	v := judgeAll(50000, skewed)
 	if v[OrderStatus] != VerdictFail || v[StockLevel] != VerdictFail || v[Delivery] == VerdictFail || v[Payment] == VerdictFail {
 		t.Errorf("a deck with 2%% Order-Status and Stock-Level at 50000 transactions: %v", v)
+	}
+}
+
+// Terminals each hold an unfinished deck at a run's end: 6 terminals'
+// 2142 transactions with 908 Payments (42.4%, a correct run's) pass the
+// spec's 43% floor, and correct decks over 1 to 64 terminals never fail;
+// a deck of 40 Payment cards still does, with many terminals.
+func TestAuditMixManyTerminals(t *testing.T) {
+	if v, lo, _ := judgeMix(908, 2142, 0.43, 0.43, 6, 100); v == VerdictFail {
+		t.Errorf("908 payments of 2142 at 6 terminals: %s (floor %.4f)", v, lo)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, terminals := range []int{1, 6, 16, 64} {
+		for _, n := range []int{500, 2142, 20000} {
+			for i := 0; i < 50; i++ {
+				c := terminalsCounts(r, n, terminals, DefaultWeights)
+				if v, lo, _ := judgeMix(c[Payment], int64(n), 0.43, 0.43, terminals, 100); v == VerdictFail {
+					t.Fatalf("a correct deck fails payment at %d terminals, %d transactions: %d (floor %.4f)", terminals, n, c[Payment], lo)
+				}
+			}
+		}
+	}
+	skewed := DefaultWeights
+	skewed[Payment], skewed[NewOrder] = 40, skewed[NewOrder]+3
+	c := terminalsCounts(r, 50000, 64, skewed)
+	if v, _, _ := judgeMix(c[Payment], 50000, 0.40, 0.43, 64, 100); v != VerdictFail {
+		t.Errorf("40%% Payment at 50000 transactions over 64 terminals: %s", v)
 	}
 }

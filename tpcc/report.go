@@ -114,7 +114,7 @@ func (r *Report) Summarize(f *measure.Final, warehouses int64) Summary {
 			}
 		}
 		k := f.Hists[t].TotalCount()
-		v, lo, hi := judgeMix(k, total, float64(r.Run.cfg.Weights[t])/float64(cards), floor)
+		v, lo, hi := judgeMix(k, total, float64(r.Run.cfg.Weights[t])/float64(cards), floor, r.Run.cfg.Threads, cards)
 		s.Audit = append(s.Audit, AuditLine{What: "mix " + TxNames[t], Value: pct(k, total), Lo: lo * 100, Hi: hi * 100,
 			Pass: v != VerdictFail, Verdict: v, Unit: "%", Count: fmt.Sprintf("%d of %d", k, total)})
 	}

@@ -34,6 +34,10 @@ var (
 
 func TestMain(m *testing.M) {
 	testHost, testPort = os.Getenv("OLTPBENCH_TEST_HOST"), os.Getenv("OLTPBENCH_TEST_PORT")
+	if bin := os.Getenv("OLTPBENCH_TEST_BIN"); bin != "" && testPort != "" { // built once for every shard (scripts/testshards)
+		binPath = bin
+		os.Exit(m.Run())
+	}
 	if testPort != "" {
 		dir, err := os.MkdirTemp("", "oltpbench-bin")
 		if err != nil {
@@ -50,6 +54,17 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	os.Exit(m.Run())
+}
+
+// alone marks a test that needs the machine to itself: its assertions are
+// about speed or timing, which other tests' load would move.
+// scripts/testshards runs it after the shards, by itself; in a shard
+// (OLTPBENCH_TEST_SHARED set) it is skipped.
+func alone(t *testing.T) {
+	t.Helper()
+	if os.Getenv("OLTPBENCH_TEST_SHARED") != "" {
+		t.Skip("needs the machine alone: scripts/testshards runs it after the shards")
+	}
 }
 
 func needServer(t *testing.T) {

@@ -41,7 +41,7 @@ var Rooms = []Room{
 	{Name: "engine", Generic: true, Layer: 3, Packages: []string{"internal/engine/..."},
 		Doc: "what runs a workload: the pipeline, plans, cells, the runner, events, evidence, client health"},
 	{Name: "report", Generic: true, Layer: 4, Packages: []string{"internal/report/..."}, Doc: "reading results back: compare, show, merge"},
-	{Name: "commands", Layer: 5, Packages: []string{"cmd/...", "scripts/..."}, Doc: "flags wired to packages"},
+	{Name: "commands", Layer: 5, Packages: []string{"cmd/...", "scripts/..."}, Doc: "flags wired to packages, and the tools of the scripts"},
 	{Name: "test servers", Layer: 5, Packages: []string{"internal/testenv/..."}, TestOnly: true,
 		Doc: "throwaway S3 and Toxiproxy servers for the tests"},
 	{Name: "rules", Layer: 5, Packages: []string{"internal/layers"}, Doc: "this table"},

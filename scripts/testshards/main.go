@@ -1,0 +1,283 @@
+// Command testshards runs one Go package's tests as shards in parallel,
+// each shard a process of its own against a server of its own (the env
+// files, one a shard, as scripts/mariadb-start.sh writes them), then the
+// tests that need the machine alone, one by one. Integration tests mostly
+// wait on time (runs of fixed length, toxics, restarts), so shards on
+// their own databases overlap that waiting; a test whose assertions are
+// about speed or timing says so by calling alone(t) and runs by itself.
+//
+//	go run ./scripts/testshards -pkg ./cmd/oltpbench -env a/env -env b/env -env c/env
+//
+// Tests are spread by their last measured seconds (-times, a file of
+// "name seconds" lines; -update-times rewrites it), longest first onto the
+// least loaded shard. -pin names tests that must share the first shard (a
+// singleton service only its env names). A failing test fails the run; its
+// shard's output is printed.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func main() {
+	var envs listFlag
+	pkg := flag.String("pkg", "./cmd/oltpbench", "the package whose tests are sharded")
+	flag.Var(&envs, "env", "an env file (KEY=VALUE lines) for one shard; one a shard")
+	times := flag.String("times", "", "a file of \"TestName seconds\" lines, to balance the shards (default: PKG/testdata/test-seconds.txt)")
+	update := flag.Bool("update-times", false, "rewrite -times with the seconds measured")
+	pin := flag.String("pin", "", "a regexp of tests that run in the first shard")
+	timeout := flag.Duration("timeout", 30*time.Minute, "the bound of each shard's process")
+	flag.Parse()
+	if len(envs) == 0 {
+		fail("testshards: give one -env file a shard")
+	}
+	if *times == "" {
+		*times = filepath.Join(*pkg, "testdata", "test-seconds.txt")
+	}
+	tmp, err := os.MkdirTemp("", "testshards")
+	if err != nil {
+		fail("testshards: %v", err)
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "pkg.test")
+	run("go", "test", "-c", "-o", bin, *pkg)
+	tool := filepath.Join(tmp, "oltpbench")
+	run("go", "build", "-o", tool, *pkg)
+
+	names := list(bin, *pkg)
+	alone := aloneTests(*pkg)
+	secs := readTimes(*times)
+	var pinRe *regexp.Regexp
+	if *pin != "" {
+		pinRe = regexp.MustCompile(*pin)
+	}
+	shards := make([][]string, len(envs))
+	load := make([]float64, len(envs))
+	sort.Slice(names, func(i, j int) bool { return secs.of(names[i]) > secs.of(names[j]) })
+	var last []string
+	for _, n := range names {
+		switch {
+		case alone[n]:
+			last = append(last, n)
+		case pinRe != nil && pinRe.MatchString(n):
+			shards[0] = append(shards[0], n)
+			load[0] += secs.of(n)
+		default:
+			i := 0
+			for k := range load {
+				if load[k] < load[i] {
+					i = k
+				}
+			}
+			shards[i] = append(shards[i], n)
+			load[i] += secs.of(n)
+		}
+	}
+
+	start := time.Now()
+	measured := map[string]float64{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	failed := false
+	for i, tests := range shards {
+		wg.Go(func() {
+			env := append(readEnv(envs[i]), "OLTPBENCH_TEST_BIN="+tool, "OLTPBENCH_TEST_SHARED=1")
+			out, ok, took := runTests(bin, *pkg, tests, env, *timeout)
+			mu.Lock()
+			defer mu.Unlock()
+			report(fmt.Sprintf("shard %d/%d", i+1, len(shards)), tests, out, ok, took, load[i], measured)
+			failed = failed || !ok
+		})
+	}
+	wg.Wait()
+	fmt.Printf("testshards: %s: %d shards in %.0f s\n", *pkg, len(shards), time.Since(start).Seconds())
+	for _, n := range last {
+		env := append(readEnv(envs[0]), "OLTPBENCH_TEST_BIN="+tool)
+		out, ok, took := runTests(bin, *pkg, []string{n}, env, *timeout)
+		report("alone", []string{n}, out, ok, took, secs.of(n), measured)
+		failed = failed || !ok
+	}
+	fmt.Printf("testshards: %s: %d tests in %.0f s\n", *pkg, len(names), time.Since(start).Seconds())
+	if *update {
+		writeTimes(*times, measured)
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	os.Exit(2)
+}
+
+func run(name string, args ...string) {
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fail("testshards: %s %s: %v", name, strings.Join(args, " "), err)
+	}
+}
+
+// list is the package's top-level tests.
+func list(bin, dir string) []string {
+	cmd := exec.Command(bin, "-test.list", "^Test")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		fail("testshards: listing the tests: %v", err)
+	}
+	var names []string
+	for _, l := range strings.Fields(string(out)) {
+		if strings.HasPrefix(l, "Test") {
+			names = append(names, l)
+		}
+	}
+	return names
+}
+
+// aloneTests are the tests whose function calls alone(t).
+func aloneTests(dir string) map[string]bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	fn := regexp.MustCompile(`^func (Test\w+)\(`)
+	out := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fail("testshards: %v", err)
+		}
+		cur := ""
+		for _, l := range strings.Split(string(b), "\n") {
+			if m := fn.FindStringSubmatch(l); m != nil {
+				cur = m[1]
+			} else if strings.HasPrefix(l, "func ") {
+				cur = ""
+			}
+			if cur != "" && strings.TrimSpace(l) == "alone(t)" {
+				out[cur] = true
+			}
+		}
+	}
+	return out
+}
+
+type seconds map[string]float64
+
+func (s seconds) of(name string) float64 {
+	if v, ok := s[name]; ok {
+		return v
+	}
+	return 3 // a new test: a few seconds, until measured
+}
+
+func readTimes(path string) seconds {
+	s := seconds{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 2 {
+			if v, err := strconv.ParseFloat(f[1], 64); err == nil {
+				s[f[0]] = v
+			}
+		}
+	}
+	return s
+}
+
+func writeTimes(path string, m map[string]float64) {
+	var names []string
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteString("# seconds each test took, for scripts/testshards to balance its shards (-update-times)\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s %.1f\n", n, m[n])
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		fail("testshards: %v", err)
+	}
+}
+
+// readEnv is the process's environment with an env file's lines over it.
+func readEnv(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fail("testshards: %v", err)
+	}
+	env := os.Environ()
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, _, ok := strings.Cut(l, "="); ok && !strings.HasPrefix(k, "#") {
+			env = append(env, strings.TrimSpace(l))
+		}
+	}
+	return env
+}
+
+// runTests runs the tests named in one process, verbose, and returns its
+// output.
+func runTests(bin, dir string, tests []string, env []string, timeout time.Duration) (string, bool, time.Duration) {
+	if len(tests) == 0 {
+		return "", true, 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.count=1", "-test.v",
+		"-test.timeout="+timeout.String())
+	cmd.Dir, cmd.Env = dir, env
+	t0 := time.Now()
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil, time.Since(t0)
+}
+
+var result = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (Test\w+) \(([0-9.]+)s\)`)
+
+// report prints one line for a shard, and its output when it failed.
+func report(what string, tests []string, out string, ok bool, took time.Duration, planned float64, measured map[string]float64) {
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	var failedTests []string
+	for sc.Scan() {
+		if m := result.FindStringSubmatch(sc.Text()); m != nil {
+			v, _ := strconv.ParseFloat(m[3], 64)
+			measured[m[2]] = v
+			if m[1] == "FAIL" {
+				failedTests = append(failedTests, m[2])
+			}
+		}
+	}
+	verdict := "ok"
+	if !ok {
+		verdict = "FAIL " + strings.Join(failedTests, " ")
+	}
+	fmt.Printf("testshards: %-12s %3d tests %6.0f s (planned %4.0f s)  %s\n", what, len(tests), took.Seconds(), planned, verdict)
+	if !ok {
+		for _, l := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(l, "=== ") && !strings.HasPrefix(l, "--- PASS") && !strings.HasPrefix(l, "    --- PASS") {
+				fmt.Println(l)
+			}
+		}
+	}
+}
