@@ -112,6 +112,7 @@ func TestConnectionChurn(t *testing.T) {
 // standard deviation), a ramp's its mean; latency stays open-loop; a bad
 // schedule is one line.
 func TestRateSchedule(t *testing.T) {
+	alone(t) // its assertions are about speed and timing
 	needServer(t)
 	db := "rate_schedule"
 	freshDB(t, db)

@@ -212,6 +212,7 @@ sql = "ALTER TABLE sbtest1 ADD INDEX c_1 (c)%s"
 // report compare puts the impacts side by side and names the deeper one.
 // Each run starts on a reloaded table, without the index.
 func TestEventImpactCompare(t *testing.T) {
+	alone(t) // its assertions are about speed and timing
 	needServer(t)
 	db := "events_cmp"
 	freshDB(t, db)

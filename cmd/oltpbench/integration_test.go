@@ -735,6 +735,7 @@ func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
 // for a person (--notes), one stderr line; without it sysbench's output
 // stays sysbench's at any verbosity. A 16-thread run against the server is not.
 func TestClientBound(t *testing.T) {
+	alone(t) // its assertions are about speed and timing
 	needServer(t)
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
@@ -816,6 +817,7 @@ func TestClientBound(t *testing.T) {
 // doing, said as such ("host busy"), not client-bound. (A pinned dry run is
 // still client-bound: TestClientBound.)
 func TestHostBusyNotClientBound(t *testing.T) {
+	alone(t) // its assertions are about speed and timing
 	needServer(t)
 	db := "host_busy"
 	freshDB(t, db)
