@@ -242,11 +242,7 @@ func times(r float64) string {
 
 // counterChanges are the counters per event that moved, most first.
 func counterChanges(a, b []*result.Result) []string {
-	type change struct {
-		name          string
-		ratio, ma, mb float64
-	}
-	var cs []change
+	var cs []ranked
 	for name := range b[0].Evidence.Counters {
 		if gauge(name) {
 			continue
@@ -260,28 +256,39 @@ func counterChanges(a, b []*result.Result) []string {
 		ratio, ok := moved(va, vb)
 		ma, mb := median(va), median(vb)
 		if ok && math.Max(ma, mb) >= whyMinPerEvent {
-			cs = append(cs, change{name, ratio, ma, mb})
+			// Ranked by how far they moved, each level raised by the least
+			// named, so that a counter that went from none to a little does
+			// not rank above one that went from a lot to fifty times that.
+			far := math.Abs(math.Log((mb + whyMinPerEvent) / (ma + whyMinPerEvent)))
+			cs = append(cs, ranked{name, far, fmt.Sprintf("%s per event: %.4g -> %.4g (%s)", name, ma, mb, times(ratio))})
 		}
 	}
-	// Ranked by how far they moved, each level raised by the least named,
-	// so that a counter that went from none to a little does not rank
-	// above one that went from a lot to fifty times that.
-	far := func(c change) float64 {
-		return math.Abs(math.Log((c.mb + whyMinPerEvent) / (c.ma + whyMinPerEvent)))
-	}
+	return top(cs, whyCounters)
+}
+
+// ranked is one thing that moved between two versions: its name, how far
+// it moved (larger ranks first) and its line.
+type ranked struct {
+	name string
+	rank float64
+	line string
+}
+
+// top is the lines of the n that moved farthest, ties by name: the one
+// order every ranker of Why gives.
+func top(cs []ranked, n int) []string {
 	sort.Slice(cs, func(i, j int) bool {
-		x, y := far(cs[i]), far(cs[j])
-		if x != y {
-			return x > y
+		if cs[i].rank != cs[j].rank {
+			return cs[i].rank > cs[j].rank
 		}
 		return cs[i].name < cs[j].name
 	})
 	var out []string
 	for i, c := range cs {
-		if i == whyCounters {
+		if i == n {
 			break
 		}
-		out = append(out, fmt.Sprintf("%s per event: %.4g -> %.4g (%s)", c.name, c.ma, c.mb, times(c.ratio)))
+		out = append(out, c.line)
 	}
 	return out
 }
@@ -290,11 +297,7 @@ func counterChanges(a, b []*result.Result) []string {
 // moved beyond the repeats, the farthest first (they are rates and
 // durations already: not divided by events).
 func metricChanges(a, b []*result.Result) []string {
-	type change struct {
-		name          string
-		ratio, ma, mb float64
-	}
-	var cs []change
+	var cs []ranked
 	for name := range b[0].Evidence.ClusterMetrics {
 		var va, vb []float64
 		for _, r := range a {
@@ -311,42 +314,23 @@ func metricChanges(a, b []*result.Result) []string {
 			continue
 		}
 		if ratio, ok := moved(va, vb); ok {
-			cs = append(cs, change{name, ratio, median(va), median(vb)})
+			cs = append(cs, ranked{name, math.Abs(math.Log(ratio)), fmt.Sprintf("%s: %.4g -> %.4g (%s)", name, median(va), median(vb), times(ratio))})
 		}
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		x, y := math.Abs(math.Log(cs[i].ratio)), math.Abs(math.Log(cs[j].ratio))
-		if x != y {
-			return x > y
-		}
-		return cs[i].name < cs[j].name
-	})
-	var out []string
-	for i, c := range cs {
-		if i == whyCounters {
-			break
-		}
-		out = append(out, fmt.Sprintf("%s: %.4g -> %.4g (%s)", c.name, c.ma, c.mb, times(c.ratio)))
-	}
-	return out
+	return top(cs, whyCounters)
 }
 
 // statementChanges are the statements whose server latency per execution
 // moved, the most time per event changed first, with their share of the
 // event's time.
 func statementChanges(a, b []*result.Result) []string {
-	type change struct {
-		text                  string
-		ratio, la, lb, dShare float64
-		share, noIdxA, noIdxB float64
-	}
 	texts := map[string]bool{}
 	for _, r := range append(append([]*result.Result(nil), a...), b...) {
 		for _, s := range r.Evidence.Statements {
 			texts[s.Text] = true
 		}
 	}
-	var cs []change
+	var cs []ranked
 	for text := range texts {
 		stat := func(runs []*result.Result) (lat, perEv, noIdx []float64) {
 			for _, r := range runs {
@@ -373,27 +357,13 @@ func statementChanges(a, b []*result.Result) []string {
 		if m := b[0].MeanLatency(); m > 0 {
 			share = median(pb) / m
 		}
-		cs = append(cs, change{text: text, ratio: ratio, la: median(la), lb: median(lb), dShare: math.Abs(median(pb) - median(pa)),
-			share: share, noIdxA: median(na), noIdxB: median(nb)})
+		line := fmt.Sprintf("%s: server latency %.3g -> %.3g ms an execution (%s), %.0f%% of the event's time", shorten(text, 100), median(la), median(lb), times(ratio), 100*share)
+		if noIdxA, noIdxB := median(na), median(nb); noIdxA != noIdxB {
+			line += fmt.Sprintf("; no index used in %.0f%% of executions (%.0f%% before)", 100*noIdxB, 100*noIdxA)
+		}
+		cs = append(cs, ranked{text, math.Abs(median(pb) - median(pa)), line})
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].dShare != cs[j].dShare {
-			return cs[i].dShare > cs[j].dShare
-		}
-		return cs[i].text < cs[j].text
-	})
-	var out []string
-	for i, c := range cs {
-		if i == whyStatements {
-			break
-		}
-		line := fmt.Sprintf("%s: server latency %.3g -> %.3g ms an execution (%s), %.0f%% of the event's time", shorten(c.text, 100), c.la, c.lb, times(c.ratio), 100*c.share)
-		if c.noIdxA != c.noIdxB {
-			line += fmt.Sprintf("; no index used in %.0f%% of executions (%.0f%% before)", 100*c.noIdxB, 100*c.noIdxA)
-		}
-		out = append(out, line)
-	}
-	return out
+	return top(cs, whyStatements)
 }
 
 func shorten(s string, n int) string {
@@ -449,18 +419,13 @@ func (rep *Report) whyLines(t Table) [][]string {
 // moved beyond the repeats, the most time per event changed first, with
 // their share of their event's time.
 func clientChanges(a, b []*result.Result) []string {
-	type change struct {
-		key, event            string
-		ratio, la, lb, dPerEv float64
-		share                 float64
-	}
 	keys := map[string]bool{}
 	for _, r := range b {
 		for _, s := range r.Statements {
 			keys[s.Key()] = true
 		}
 	}
-	var cs []change
+	var cs []ranked
 	for key := range keys {
 		event := ""
 		stat := func(runs []*result.Result) (lat, perEv, share []float64) {
@@ -485,23 +450,10 @@ func clientChanges(a, b []*result.Result) []string {
 		if !ok {
 			continue
 		}
-		cs = append(cs, change{key: key, event: event, ratio: ratio, la: median(la), lb: median(lb),
-			dPerEv: math.Abs(median(pb) - median(pa)), share: median(sb)})
+		cs = append(cs, ranked{key, math.Abs(median(pb) - median(pa)), fmt.Sprintf("%s: client latency %.3g -> %.3g ms an execution (%s), %.0f%% of %s's time",
+			key, median(la), median(lb), times(ratio), 100*median(sb), event)})
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].dPerEv != cs[j].dPerEv {
-			return cs[i].dPerEv > cs[j].dPerEv
-		}
-		return cs[i].key < cs[j].key
-	})
-	var out []string
-	for i, c := range cs {
-		if i == whyStatements {
-			break
-		}
-		out = append(out, fmt.Sprintf("%s: client latency %.3g -> %.3g ms an execution (%s), %.0f%% of %s's time", c.key, c.la, c.lb, times(c.ratio), 100*c.share, c.event))
-	}
-	return out
+	return top(cs, whyStatements)
 }
 
 // planChanges are the statements whose plan shape differs between the two
@@ -511,12 +463,12 @@ func planChanges(a, b []*result.Result) []string {
 	for _, p := range a[0].Evidence.Plans {
 		was[p.Query] = p.Shape
 	}
-	var out []string
+	var cs []ranked
 	for _, p := range b[0].Evidence.Plans {
 		if old, ok := was[p.Query]; ok && old != p.Shape {
-			out = append(out, fmt.Sprintf("of %s: %s -> %s", shorten(p.Query, 100), old, p.Shape))
+			line := fmt.Sprintf("of %s: %s -> %s", shorten(p.Query, 100), old, p.Shape)
+			cs = append(cs, ranked{line, 0, line}) // every one, by its line
 		}
 	}
-	sort.Strings(out)
-	return out
+	return top(cs, len(cs))
 }
