@@ -95,15 +95,18 @@ func (w *eventWatch) runCtx(ctx context.Context) context.Context {
 	return w.ctx
 }
 
-// start starts the events' clock: the measured start.
-func (w *eventWatch) start() {
+// Start keeps the run, for its errors as they happen.
+func (w *eventWatch) Start(l *runner.Live) { w.live = l }
+
+// WindowStart starts the events' clock: the measured start.
+func (w *eventWatch) WindowStart() {
 	if w != nil && w.x != nil {
 		w.x.Start(w.ctx)
 	}
 }
 
-// interval puts a report interval into its window.
-func (w *eventWatch) interval(iv measure.Interval) {
+// Interval puts a report interval into its window.
+func (w *eventWatch) Interval(iv measure.Interval) {
 	if w == nil {
 		return
 	}
@@ -119,8 +122,9 @@ func (w *eventWatch) interval(iv measure.Interval) {
 	}
 }
 
-// end stops the events still to come or running: the measured window ended.
-func (w *eventWatch) end() {
+// WindowEnd stops the events still to come or running: the measured window
+// ended.
+func (w *eventWatch) WindowEnd() {
 	if w != nil && w.x != nil {
 		w.recs = w.x.Finish()
 	}

@@ -137,18 +137,17 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	}
 	ops := wr.Ops()
 	wr.Header()
-	var live *metrics.Run
-	client := &clientWatch{}
-	evs := p.newEventWatch(ctx, r, ops, res.Metric.LatencyOp, &live)
-	cfg := p.runnerConfig(r, s, func(l *runner.Live) {
-		live = p.watch(r, wr, ops, l)
-		if evs != nil {
-			evs.live = l
-		}
-	})
-	ev := &evidenceWatch{r: s.evidence}
-	cfg.Measuring = func() { client.start(); ev.start(ctx); evs.start() }
-	cfg.MeasuredEnd = func() { evs.end(); ev.end(ctx) }
+	// What runs beside the run watches it: live metrics, the client's
+	// health, the server's evidence, the events.
+	lw := &liveWatch{p: p, r: r, wr: wr, ops: ops}
+	client := &clientWatch{res: res}
+	ev := &evidenceWatch{ctx: ctx, r: s.evidence, res: res, counters: r.IntervalCounters}
+	evs := p.newEventWatch(ctx, r, ops, res.Metric.LatencyOp, &lw.run)
+	cfg := p.runnerConfig(r, s)
+	cfg.Observers = []runner.Observer{lw, client, ev}
+	if evs != nil {
+		cfg.Observers = append(cfg.Observers, evs)
+	}
 	if s.evidence != nil {
 		ev.sampler = worker.NewSampler()
 		cfg.Sampler = ev.sampler
@@ -164,10 +163,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if s.gate != nil {
 		cfg.Abandon = s.gate.Done()
 	}
-	rec := recorder{Run: wr, res: res, ops: ops, client: client, events: evs}
-	if r.IntervalCounters {
-		rec.counters = func() map[string]float64 { return ev.interval(ctx) }
-	}
+	rec := recorder{Run: wr, res: res, ops: ops}
 	if cfg.Duration == 0 && (cfg.RateSchedule != nil || cfg.ThreadSchedule != nil) {
 		cfg.Duration = max(workload.ScheduleLength(cfg.RateSchedule), workload.ScheduleLength(cfg.ThreadSchedule))
 	}
@@ -187,7 +183,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		err = fmt.Errorf("no event completed in the measured window: %s", m)
 	}
 	if err != nil {
-		live.End(measure.Totals{}, nil, nil, nil)
+		lw.run.End(measure.Totals{}, nil, nil, nil)
 		// A failed run has no final report and no result:
 		// its figures would be compared as if it had run.
 		return nil, runner.Explain(err, r.Threads, r.Options.Rate, r.Conn.Password, r.Spec.Peer.QueueFull, r.Spec.Peer.InitTimeout)
@@ -200,7 +196,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 		p.endState(ctx, s, res, fin.Counts.Get(measure.Events))
 	}
 	res.Evidence = withMissing(res.Evidence, s.gate.Said())
-	if err := p.finish(r, wr, res, fin, ops, live); err != nil {
+	if err := p.finish(r, wr, res, fin, ops, lw.run); err != nil {
 		return nil, err
 	}
 	p.clientBound(r, h)
@@ -252,31 +248,37 @@ func (p *Pipeline) threadSaid(e runner.ThreadEvent, thread int) {
 }
 
 // evidenceWatch reads the server's evidence at the measured window's start
-// and end (the runner's hooks, outside the workers' statements).
+// and end, and with counters at each report interval (an observer of the
+// run, outside the workers' statements).
 type evidenceWatch struct {
-	r       *evidence.Reader // nil: a dry run
-	a, b    *evidence.Snapshot
-	sampler *worker.Sampler // the first thread's statements, for their plans
+	ctx      context.Context
+	r        *evidence.Reader // nil: a dry run
+	res      *result.Result
+	counters bool // --interval-counters
+	a, b     *evidence.Snapshot
+	sampler  *worker.Sampler // the first thread's statements, for their plans
 }
 
-func (e *evidenceWatch) start(ctx context.Context) {
+func (e *evidenceWatch) Start(*runner.Live) {}
+
+func (e *evidenceWatch) WindowStart() {
 	if e.r != nil {
-		e.a = e.r.Take(ctx)
+		e.a = e.r.Take(e.ctx)
 	}
 }
 
-// interval is the server's counters' changes in the report interval just
-// cut (nil in a dry run, or before the measured start).
-func (e *evidenceWatch) interval(ctx context.Context) map[string]float64 {
-	if e.r == nil || e.a == nil {
-		return nil
+// Interval keeps the server's counters' changes in the report interval
+// just cut (none in a dry run, or before the measured start).
+func (e *evidenceWatch) Interval(measure.Interval) {
+	if !e.counters || e.r == nil || e.a == nil || len(e.res.Intervals) == 0 {
+		return
 	}
-	return e.r.Interval(ctx)
+	e.res.Intervals[len(e.res.Intervals)-1].ServerCounters = e.r.Interval(e.ctx)
 }
 
-func (e *evidenceWatch) end(ctx context.Context) {
+func (e *evidenceWatch) WindowEnd() {
 	if e.r != nil && e.a != nil {
-		e.b = e.r.Take(ctx)
+		e.b = e.r.Take(e.ctx)
 	}
 }
 
@@ -294,22 +296,25 @@ func (e *evidenceWatch) figures(ctx context.Context) *result.Evidence {
 }
 
 // clientWatch samples the client at the measured start, at each report
-// interval and at the end; the runner calls it from its control loop.
+// interval and at the end (an observer of the run).
 type clientWatch struct {
+	res         *result.Result
 	first, last health.Sample
 }
 
-func (c *clientWatch) start() { c.first = health.Take(); c.last = c.first }
+func (c *clientWatch) Start(*runner.Live) {}
+func (c *clientWatch) WindowStart()       { c.first = health.Take(); c.last = c.first }
+func (c *clientWatch) WindowEnd()         {}
 
-// interval is the client's CPU share since the last interval.
-func (c *clientWatch) interval() float64 {
-	if c.first.At.IsZero() {
-		return 0
+// Interval keeps the client's CPU share since the last interval in the
+// result's interval just cut.
+func (c *clientWatch) Interval(measure.Interval) {
+	if c.first.At.IsZero() || len(c.res.Intervals) == 0 {
+		return
 	}
 	now := health.Take()
-	share := health.Between(c.last, now, health.Limits{}).CPUShare
+	c.res.Intervals[len(c.res.Intervals)-1].ClientCPU = health.Between(c.last, now, health.Limits{}).CPUShare
 	c.last = now
-	return share
 }
 
 // end is the client over the measured window.
@@ -529,23 +534,35 @@ func withMissing(ev *result.Evidence, missed []string) *result.Evidence {
 }
 
 // runnerConfig is the runner's view of the run.
-func (p *Pipeline) runnerConfig(r *Run, s *session, watch func(*runner.Live)) runner.Config {
+func (p *Pipeline) runnerConfig(r *Run, s *session) runner.Config {
 	ro := r.Options
 	return runner.Config{Threads: r.Threads, Duration: ro.Time, Events: ro.Events, Rate: ro.Rate, QueueLength: r.Spec.Peer.RateQueue,
 		Warmup: ro.Warmup, ReportInterval: ro.ReportInterval, Checkpoints: ro.Checkpoints, Grace: ro.Grace, Ignore: r.Ignore,
-		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, Watch: watch, ConnRefresh: r.ConnRefresh, ReconnectEach: r.ReconnectEach,
+		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, ConnRefresh: r.ConnRefresh, ReconnectEach: r.ReconnectEach,
 		RateSchedule: ro.RateSchedule, ThreadSchedule: r.ThreadSchedule, InitTimeout: ro.InitTimeout}
 }
 
-// watch starts the run's live metrics.
-func (p *Pipeline) watch(r *Run, wr workload.Run, ops []string, l *runner.Live) *metrics.Run {
+// liveWatch serves the run's live metrics from its start (an observer of
+// the run); run is nil without --metrics-addr.
+type liveWatch struct {
+	p   *Pipeline
+	r   *Run
+	wr  workload.Run
+	ops []string
+	run *metrics.Run
+}
+
+func (w *liveWatch) Start(l *runner.Live) {
 	var extra func() map[string]int64
-	if wc, ok := wr.(workload.Counters); ok {
+	if wc, ok := w.wr.(workload.Counters); ok {
 		extra = wc.Counters
 	}
-	c := r.Cell
-	return p.exp.StartRun(metrics.Labels{Workload: r.Spec.Name, Test: r.Workload.Name(), Step: c.Series.Step, Threads: r.Threads, Repeat: c.Repeat}, ops, l, extra)
+	c := w.r.Cell
+	w.run = w.p.exp.StartRun(metrics.Labels{Workload: w.r.Spec.Name, Test: w.r.Workload.Name(), Step: c.Series.Step, Threads: w.r.Threads, Repeat: c.Repeat}, w.ops, l, extra)
 }
+func (w *liveWatch) WindowStart()              {}
+func (w *liveWatch) Interval(measure.Interval) {}
+func (w *liveWatch) WindowEnd()                {}
 
 // finish prints the workload's end of run, completes the result and the
 // live metrics, and writes the result on stdout with --output=json.
@@ -575,26 +592,18 @@ func (p *Pipeline) finish(r *Run, wr workload.Run, res *result.Result, fin *meas
 // to the result file.
 type recorder struct {
 	workload.Run
-	res    *result.Result
-	ops    []string
-	client *clientWatch
-	// counters, when set, reads the server's counters of the interval.
-	counters func() map[string]float64
-	events   *eventWatch
-	quiet    bool // intervals kept for the events' windows, not printed
+	res   *result.Result
+	ops   []string
+	quiet bool // intervals kept for the events' windows, not printed
 }
 
+// Interval prints the interval (unless quiet) and adds it to the result,
+// whose observers then add theirs to it.
 func (r recorder) Interval(iv measure.Interval) {
 	if !r.quiet {
 		r.Run.Interval(iv)
 	}
-	r.events.interval(iv)
 	r.res.AddInterval(iv, r.ops)
-	last := &r.res.Intervals[len(r.res.Intervals)-1]
-	last.ClientCPU = r.client.interval()
-	if r.counters != nil {
-		last.ServerCounters = r.counters()
-	}
 }
 
 // newTrace is --mysql-debug's trace of connections made with co, to w.

@@ -64,15 +64,9 @@ type Config struct {
 	// statements will not come back.
 	Abandon <-chan struct{}
 	Seed    int64
-	// Watch, if set, is given the run as it starts: a view that any
-	// goroutine may read while it runs (live metrics).
-	Watch func(*Live)
-	// Measuring, if set, hears of the measured start: the warm-up's end,
-	// or the start when there is none.
-	Measuring func()
-	// MeasuredEnd, if set, hears of the measured window's end, before the
-	// threads stop (their connections still open).
-	MeasuredEnd func()
+	// Observers watch the run from beside it, in this order (WindowEnd in
+	// the reverse): what runs beside every run is one each.
+	Observers []Observer
 	// Sampler, if set, keeps the first execution of each statement of the
 	// first thread (for their plans).
 	Sampler *worker.Sampler
@@ -99,6 +93,24 @@ type Config struct {
 	// Rate, not counted by Events, stopped when the others end.
 	Extra     int
 	ExtraConn Connector
+}
+
+// An Observer watches a run from beside it: the client's health, the
+// server's evidence, events and live metrics are one each, listed in
+// Config.Observers. The runner calls them from its control loop, never
+// from a thread running events: nothing per event.
+type Observer interface {
+	// Start is given the run as it starts, before any warm-up: a view
+	// that any goroutine may read while it runs.
+	Start(l *Live)
+	// WindowStart hears of the measured window's start: the warm-up's end,
+	// or the run's start when there is none.
+	WindowStart()
+	// Interval hears of each report interval, after the run's reporter.
+	Interval(iv measure.Interval)
+	// WindowEnd hears of the measured window's end, before the threads
+	// stop (their connections still open).
+	WindowEnd()
 }
 
 // ThreadEvent is a moment in a main thread's life.
@@ -221,11 +233,11 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	defer cancel()
 	r.stopCh = runCtx.Done()
 	live := &Live{r: r}
-	if cfg.Watch != nil {
-		cfg.Watch(live)
+	for _, o := range cfg.Observers {
+		o.Start(live)
 	}
-	if cfg.Measuring != nil && cfg.Warmup == 0 {
-		cfg.Measuring()
+	if cfg.Warmup == 0 {
+		r.windowStart()
 	}
 	th := r.startThreads(runCtx, cancel)
 	if cfg.InitTimeout > 0 {
@@ -235,8 +247,8 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 	defer c.stop()
 	interrupted := r.control(ctx, c, rep, live, th.main)
 	endAt := time.Now()
-	if cfg.MeasuredEnd != nil {
-		cfg.MeasuredEnd()
+	for i := len(cfg.Observers) - 1; i >= 0; i-- {
+		cfg.Observers[i].WindowEnd()
 	}
 	cancel()
 	th.wait(cfg.Grace, cfg.Abandon)
@@ -253,6 +265,21 @@ func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *
 // window and ended with connections lost: a result of nothing, which a plan
 // must run again rather than keep.
 var ErrNothingMeasured = errors.New("no event completed in the measured window: the connections to the server were lost and not made again before the run's end")
+
+// windowStart tells the observers the measured window starts.
+func (r *run) windowStart() {
+	for _, o := range r.cfg.Observers {
+		o.WindowStart()
+	}
+}
+
+// report gives an interval to the run's reporter, then to the observers.
+func (r *run) report(rep measure.Reporter, iv measure.Interval) {
+	rep.Interval(iv)
+	for _, o := range r.cfg.Observers {
+		o.Interval(iv)
+	}
+}
 
 // say tells Lifecycle of e, until Run returns.
 func (r *run) say(e ThreadEvent, thread int) {
@@ -389,12 +416,10 @@ func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live 
 			r.periodStart = r.measuredStart
 			lastAt = r.measuredStart
 			c.measure(r.measuredStart)
-			if r.cfg.Measuring != nil {
-				r.cfg.Measuring()
-			}
+			r.windowStart()
 		case now := <-c.tick:
 			iv, cur := r.interval(now, lastAt, last, time.Millisecond)
-			rep.Interval(iv)
+			r.report(rep, iv)
 			last, lastAt = cur, now
 		case <-c.checkpoint:
 			// Counters and totals start anew (sysbench's checkpoint), but
@@ -407,7 +432,7 @@ func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live 
 			// sysbench prints the interval that ends with the run.
 			if c.tick != nil && now.Sub(lastAt) >= r.cfg.ReportInterval/2 {
 				iv, _ := r.interval(now, lastAt, last, time.Second)
-				rep.Interval(iv)
+				r.report(rep, iv)
 			}
 			r.timeUp.Store(true)
 			return false

@@ -448,7 +448,7 @@ func TestLiveReadsDuringRun(t *testing.T) {
 		}
 		return nil
 	}
-	f, err := Run(context.Background(), Config{Threads: 4, Events: 20000, Watch: func(l *Live) { live.Store(l) }}, &fakeConnector{},
+	f, err := Run(context.Background(), Config{Threads: 4, Events: 20000, Observers: []Observer{&observer{start: func(l *Live) { live.Store(l) }}}}, &fakeConnector{},
 		factory(event, &rolled, &closed), hist.NewRegistry([]string{"e"}, 4), &nopReporter{})
 	close(stop)
 	<-done
@@ -766,3 +766,56 @@ func TestNothingMeasured(t *testing.T) {
 		}
 	}
 }
+
+// observer records what it hears, as "name:event" lines in one log.
+type observer struct {
+	name  string
+	log   *[]string
+	start func(*Live)
+}
+
+func (o *observer) say(e string) {
+	if o.log != nil {
+		*o.log = append(*o.log, o.name+":"+e)
+	}
+}
+func (o *observer) Start(l *Live) {
+	o.say("start")
+	if o.start != nil {
+		o.start(l)
+	}
+}
+func (o *observer) WindowStart()                 { o.say("window") }
+func (o *observer) Interval(iv measure.Interval) { o.say("interval") }
+func (o *observer) WindowEnd()                   { o.say("end") }
+
+// TestObservers: each observer hears the run start, the window start (at
+// the warm-up's end), every interval after the reporter, and the window's
+// end in the reverse order of the list, all from the control loop.
+func TestObservers(t *testing.T) {
+	var log []string
+	a, b := &observer{name: "a", log: &log}, &observer{name: "b", log: &log}
+	rep := &countingReporter{}
+	var rolled, closed atomic.Int64
+	_, err := Run(context.Background(), Config{Threads: 2, Duration: 1200 * time.Millisecond, Warmup: 300 * time.Millisecond,
+		ReportInterval: 400 * time.Millisecond, Observers: []Observer{a, b}}, &fakeConnector{},
+		factory(func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }, &rolled, &closed),
+		hist.NewRegistry([]string{"e"}, 4), rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(log, " ")
+	want := "a:start b:start a:window b:window"
+	for range rep.intervals {
+		want += " a:interval b:interval"
+	}
+	want += " b:end a:end"
+	if rep.intervals < 2 || got != want {
+		t.Errorf("heard %q, want %q (%d intervals)", got, want, rep.intervals)
+	}
+}
+
+type countingReporter struct{ intervals int }
+
+func (c *countingReporter) Interval(measure.Interval) { c.intervals++ }
+func (c *countingReporter) Checkpoint(measure.Final)  {}
