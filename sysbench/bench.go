@@ -349,7 +349,7 @@ func (r *suiteRun) Header() { r.header(Header{}) }
 // header prints sysbench's header with the run's options over h.
 func (r *suiteRun) header(h Header) {
 	ro := r.c.Options
-	h.Tool, h.Threads, h.Rate, h.ReportInterval = workload.Tool, r.c.Threads, ro.Rate, ro.ReportInterval
+	h.Tool, h.Threads, h.Rate, h.ReportInterval = r.c.Tool, r.c.Threads, ro.Rate, ro.ReportInterval
 	h.Checkpoints, h.Seed, h.Warmup = ro.Checkpoints, ro.Seed, ro.Warmup
 	h.Debug, h.Validate = r.debug, r.validate
 	PrintHeader(r.c.Out, h)

@@ -225,7 +225,7 @@ func contains(s []string, x string) bool {
 // Front answers what sysbench answers before it runs a command: --version,
 // the banner, the test and command checks in sysbench's words, and
 // `<test> help`.
-func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, error) {
+func (s *suite) Front(inv workload.Invocation, args []string, fs *pflag.FlagSet, out io.Writer) (bool, error) {
 	if s.version {
 		fmt.Fprintf(out, "sysbench %s\n", Version)
 		return true, nil
@@ -243,7 +243,7 @@ func (s *suite) Front(args []string, fs *pflag.FlagSet, out io.Writer) (bool, er
 		return false, &workload.Message{Text: fmt.Sprintf("Invalid value for verbosity: %d", s.verbosity)}
 	}
 	if s.verbosity >= 3 {
-		PrintBanner(out, workload.Tool)
+		PrintBanner(out, inv.ToolName())
 	}
 	if s.stdin || len(args) == 0 && !term.Is(os.Stdin) {
 		return s.stdinFront(out)
@@ -263,10 +263,11 @@ var threadsSpec = regexp.MustCompile(`^\d+(,\d+)*$|^\d+-\d+$|^(\d+(-\d+)?@[^,@]+
 // not know or a test option's bad value is "invalid option: --foo=1" after
 // the banner; a general option's bad value is "Invalid value for the
 // 'threads' option: 'x'".
-func (s *suite) FlagError(err error, args []string, out io.Writer) error {
+func (s *suite) FlagError(err error, inv workload.Invocation, out io.Writer) error {
+	args := inv.Line
 	fe, ok := options.ReadFlagError(err)
 	if ok && fe.Unknown && strings.HasPrefix(fe.Flag, "--") {
-		fmt.Fprint(out, bannerText(workload.Tool))
+		fmt.Fprint(out, bannerText(inv.ToolName()))
 		// With its script on standard input sysbench checks no option.
 		if test, _ := firstTest(args[min(1, len(args)):], s.fs); (test == "" || test == "-") && stdinScript(args) {
 			_, err := s.stdinFront(out)
@@ -278,7 +279,7 @@ func (s *suite) FlagError(err error, args []string, out io.Writer) error {
 		name := strings.TrimPrefix(fe.Flag, "--")
 		for _, o := range Decl(&Options{}) {
 			if strings.ReplaceAll(o.Name, "_", "-") == name {
-				fmt.Fprint(out, bannerText(workload.Tool))
+				fmt.Fprint(out, bannerText(inv.ToolName()))
 				return &workload.Message{Text: "invalid option: " + rawArg(args, "--"+name)}
 			}
 		}

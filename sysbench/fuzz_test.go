@@ -47,12 +47,12 @@ func FuzzArgs(f *testing.F) {
 		fs.Int("threads", 1, "")
 		all := append(append([]string{}, args...), name, "run")
 		if err := fs.Parse(all); err != nil {
-			if e := s.FlagError(err, append([]string{"sysbench"}, all...), io.Discard); e == nil || e.Error() == "" {
+			if e := s.FlagError(err, workload.Invocation{Line: append([]string{"sysbench"}, all...)}, io.Discard); e == nil || e.Error() == "" {
 				t.Fatalf("%q: %v gives no error", all, err)
 			}
 			return
 		}
-		if _, err := s.Front(fs.Args(), fs, io.Discard); err != nil {
+		if _, err := s.Front(workload.Invocation{}, fs.Args(), fs, io.Discard); err != nil {
 			return
 		}
 		s.Setup(&workload.Setup{Command: "run", Args: fs.Args()[:1], Threads: 1})

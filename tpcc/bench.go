@@ -362,7 +362,7 @@ func (r *tpccRun) Counters() map[string]int64 {
 }
 
 func (r *tpccRun) Header() {
-	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v, stock update %s\n", workload.Tool,
+	fmt.Fprintf(r.c.Out, "%s tpcc: %d warehouses, %d threads, %s measured after %s ramp, waits %v, stock update %s\n", r.c.Tool,
 		r.w.warehouses, r.c.Threads, r.c.Options.Time, r.c.Options.Warmup, r.w.wait, r.w.stockUpd)
 	// As BenchmarkSQL logs them: the delta rule (clause 2.1.6.1) can be read off.
 	if r.bmsql {
@@ -404,7 +404,7 @@ func (r *tpccRun) Final(f *measure.Final) (map[string]float64, map[string]string
 		}
 		runMins := strconv.FormatFloat(r.c.Options.Time.Minutes(), 'f', -1, 64)
 		info := "run,driver,driverVersion,db,sessionStart,runMins,loadWarehouses,runWarehouses,numSUTThreads,limitTxnsPerMin,thinkTimeMultiplier,keyingTimeMultiplier\n" +
-			fmt.Sprintf("1,oltpbench,%s,mysql,%s,%s,%d,%d,%d,%s,%s,%s\n", strings.TrimPrefix(workload.Tool, "oltpbench "),
+			fmt.Sprintf("1,oltpbench,%s,mysql,%s,%s,%d,%d,%d,%s,%s,%s\n", strings.TrimPrefix(r.c.Tool, "oltpbench "),
 				r.Run.start.Format("2006-01-02 15:04:05"), runMins, r.w.warehouses, r.w.warehouses, r.c.Threads,
 				strconv.FormatFloat(r.w.limitTpm, 'f', -1, 64), mult, mult)
 		if err := r.dir.close(info); err != nil {

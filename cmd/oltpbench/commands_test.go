@@ -231,7 +231,7 @@ func TestTimeSpelling(t *testing.T) {
 			{"--report-interval=3", 3 * time.Second, func(o *workload.RunOptions) time.Duration { return o.ReportInterval }},
 		} {
 			fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
-			p := pipeline.New(spec, fs, nil)
+			p := pipeline.New(spec, fs, nil, workload.Invocation{})
 			if err := fs.Parse([]string{c.arg, "--cooldown=7"}); err != nil {
 				t.Fatalf("%s %s: %v", spec.Name, c.arg, err)
 			}

@@ -17,7 +17,7 @@ import (
 
 // csvCommand writes a workload's dataset as CSV files, no database needed:
 // one subcommand per registered workload.
-func csvCommand(args []string) *cobra.Command {
+func csvCommand(args []string, inv workload.Invocation) *cobra.Command {
 	cmd := &cobra.Command{Use: "csv", Short: "write a dataset as CSV files for TiDB Lightning / IMPORT INTO (no database needed)"}
 	for _, spec := range workload.All() {
 		var p *pipeline.Pipeline
@@ -34,7 +34,7 @@ func csvCommand(args []string) *cobra.Command {
 				return p.CSV(ctx, args)
 			},
 		}
-		p = pipeline.New(spec, sub.Flags(), argsAfter(args, spec.Name))
+		p = pipeline.New(spec, sub.Flags(), argsAfter(args, spec.Name), inv)
 		showOnly(sub.Flags(), csvDataFlags, spec.CSVFlags...)
 		cmd.AddCommand(sub)
 	}

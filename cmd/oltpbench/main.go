@@ -30,14 +30,14 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // run is the whole command line: output goes to the writers given, errors
 // are one line on stderr, and the result is the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	workload.Tool = "oltpbench " + version
-	// Storage keys in a --dir URL never reach a message.
-	commandLine = make([]string, len(args))
+	// The command, passed down to every workload: storage keys in a --dir
+	// URL never reach a message.
+	inv := workload.Invocation{Tool: "oltpbench " + version, Line: make([]string, len(args))}
 	for i, a := range args {
-		commandLine[i] = loader.RedactURL(a)
+		inv.Line[i] = loader.RedactURL(a)
 	}
 	args = rewrite(args, stdout, stderr)
-	root := newRoot(args)
+	root := newRoot(args, inv)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -58,10 +58,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// newRoot is the command tree for the command line args (after rewrite):
-// a workload's command reads its own arguments before cobra parses them.
-// The reference in docs/reference is generated from it.
-func newRoot(args []string) *cobra.Command {
+// newRoot is the command tree for the command line args (after rewrite)
+// of the command inv: a workload's command reads its own arguments before
+// cobra parses them. The reference in docs/reference is generated from it.
+func newRoot(args []string, inv workload.Invocation) *cobra.Command {
 	root := &cobra.Command{
 		Use:               "oltpbench",
 		Short:             "OLTP benchmarks for MySQL-protocol databases (TiDB, MySQL, MariaDB)",
@@ -75,9 +75,9 @@ func newRoot(args []string) *cobra.Command {
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.Start() }
 	root.PersistentPostRunE = func(*cobra.Command, []string) error { return prof.Stop() }
 	for _, s := range workload.All() {
-		root.AddCommand(workloadCommand(s, argsAfter(args, s.Name)))
+		root.AddCommand(workloadCommand(s, argsAfter(args, s.Name), inv))
 	}
-	root.AddCommand(csvCommand(args), importCommand(), reportCommand(), planCommand())
+	root.AddCommand(csvCommand(args, inv), importCommand(), reportCommand(), planCommand(inv))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.HasSubCommands() && !c.Runnable() {
 			group(c)
@@ -123,9 +123,6 @@ func argsAfter(args []string, name string) []string {
 	}
 	return nil
 }
-
-// commandLine is the arguments as given, for errors that quote them.
-var commandLine []string
 
 // interruptible is a context that Ctrl-C and SIGTERM end, so runs report
 // what they measured.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oltpbench/oltpbench/internal/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -64,7 +65,7 @@ func TestCSVHelpShowsDataOptions(t *testing.T) {
 			[]string{"mysql-host", "mysql-password", "time", "weights", "wait", "net-io", "load-mode", "checks"}},
 	} {
 		var sub *cobra.Command
-		for _, c := range csvCommand(nil).Commands() {
+		for _, c := range csvCommand(nil, workload.Invocation{}).Commands() {
 			if c.Name() == tc.sub {
 				sub = c
 			}

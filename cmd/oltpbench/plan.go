@@ -19,7 +19,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
-func planCommand() *cobra.Command {
+func planCommand(inv workload.Invocation) *cobra.Command {
 	cmd := &cobra.Command{Use: "plan", Short: "run a whole qualification from a plan file: dataset, warm-up, steps x levels x repeats, resumable"}
 	var scale float64
 	var resultDir string
@@ -66,7 +66,7 @@ func planCommand() *cobra.Command {
 			defer exp.Close()
 			ctx, stop := interruptible()
 			defer stop()
-			pr := &planRunner{p: p, extra: extra, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), exp: exp}
+			pr := &planRunner{p: p, extra: extra, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), exp: exp, inv: inv}
 			rh, err := pr.resetHooks()
 			if err != nil {
 				return err
@@ -107,6 +107,7 @@ func loadPlan(path string, scale float64) (*plan.Plan, []*cells.Cell, error) {
 // planRunner gives a plan run its workload's parts: the dataset, the
 // warm-up and the cells' measurements, through the workload's pipeline.
 type planRunner struct {
+	inv   workload.Invocation // the plan's command, which its cells run as
 	p     *plan.Plan
 	extra []string // options for every command (the connection)
 	out   io.Writer
@@ -128,7 +129,7 @@ func (pr *planRunner) progress(done, total int, c *cells.Cell, eta time.Duration
 // the workload's front runs first (sysbench's banner), as on the command
 // line.
 func (pr *planRunner) command(args []string, command string, front bool, out io.Writer) (*pipeline.Pipeline, conn.Options, error) {
-	p, err := pipeline.Parse(append(append([]string(nil), args...), pr.extra...), command, out, pr.errw)
+	p, err := pipeline.Parse(append(append([]string(nil), args...), pr.extra...), command, out, pr.errw, pr.inv)
 	if err != nil {
 		return nil, conn.Options{}, err
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // TestReference: docs/reference (markdown, and man pages under man/) is
@@ -65,7 +67,7 @@ func TestReference(t *testing.T) {
 // writeReference writes the command tree's reference into dir: one markdown
 // page a command, and its man pages in dir/man.
 func writeReference(dir string) error {
-	root := newRoot(nil)
+	root := newRoot(nil, workload.Invocation{Tool: "oltpbench"})
 	var all func(*cobra.Command)
 	all = func(c *cobra.Command) {
 		c.DisableAutoGenTag = true

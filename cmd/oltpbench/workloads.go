@@ -16,7 +16,7 @@ import (
 
 // workloadCommand is `oltpbench NAME [args] COMMAND`: the workload's flags
 // on a pipeline, its help and parse errors as the workload declares them.
-func workloadCommand(spec workload.Spec, args []string) *cobra.Command {
+func workloadCommand(spec workload.Spec, args []string, inv workload.Invocation) *cobra.Command {
 	var p *pipeline.Pipeline
 	cmd := &cobra.Command{
 		Use:   spec.Name + " " + spec.Use,
@@ -41,13 +41,13 @@ func workloadCommand(spec workload.Spec, args []string) *cobra.Command {
 			return p.Drive(ctx, args[len(args)-1], args[:len(args)-1])
 		},
 	}
-	p = pipeline.New(spec, cmd.Flags(), args)
+	p = pipeline.New(spec, cmd.Flags(), args, inv)
 	h := p.Workload().Hooks()
 	if h.Peer.Help != nil {
 		cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { h.Peer.Help(c.OutOrStdout(), c.Flags()) })
 	}
 	if h.Peer.FlagError != nil {
-		cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return h.Peer.FlagError(err, commandLine, c.OutOrStdout()) })
+		cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return h.Peer.FlagError(err, inv, c.OutOrStdout()) })
 	}
 	return cmd
 }

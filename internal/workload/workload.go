@@ -233,12 +233,12 @@ type PeerHooks struct {
 	// Front runs after the options are parsed and before the pipeline
 	// (--version, banners, the test and command checks); done reports
 	// that it answered the command line itself.
-	Front func(args []string, fs *pflag.FlagSet, out io.Writer) (done bool, err error)
+	Front func(inv Invocation, args []string, fs *pflag.FlagSet, out io.Writer) (done bool, err error)
 	// Help is the workload's own --help layout.
 	Help func(w io.Writer, fs *pflag.FlagSet)
-	// FlagError words errors of option parsing (args as given, out for
+	// FlagError words errors of option parsing (inv.Line as given, out for
 	// what comes before the error).
-	FlagError func(err error, args []string, out io.Writer) error
+	FlagError func(err error, inv Invocation, out io.Writer) error
 }
 
 // Server is what a preflight check knows of the server.
@@ -260,6 +260,7 @@ type ExtraThreads struct {
 
 // RunConfig is what a run is made from.
 type RunConfig struct {
+	Tool    string // the tool's name and version, for the report's header
 	Threads int
 	Seed    uint64            // the run's seed, never 0
 	Record  map[string]string // the dataset record found on the server (may be empty)
@@ -301,8 +302,22 @@ type Counters interface {
 	Counters() map[string]int64
 }
 
-// Tool names the client in banners and results ("oltpbench 1.2.3"); cmd sets it.
-var Tool = "oltpbench"
+// Invocation is the command that runs a workload, built once by cmd and
+// passed down: the tool's name and version for banners and results, and
+// the command line as given (storage keys taken out) for messages that
+// quote it.
+type Invocation struct {
+	Tool string // "oltpbench 1.2.3"
+	Line []string
+}
+
+// ToolName is the tool's name and version, "oltpbench" when not given.
+func (i Invocation) ToolName() string {
+	if i.Tool == "" {
+		return "oltpbench"
+	}
+	return i.Tool
+}
 
 var specs = map[string]Spec{}
 

@@ -11,15 +11,16 @@ import (
 )
 
 // Parse reads a workload command line (workload [test] options) for
-// command into a pipeline as its command would, writing to out and warn.
-func Parse(args []string, command string, out, warn io.Writer) (*Pipeline, error) {
+// command into a pipeline as its command would, writing to out and warn;
+// inv is the command that runs it.
+func Parse(args []string, command string, out, warn io.Writer, inv workload.Invocation) (*Pipeline, error) {
 	spec, ok := workload.Lookup(args[0])
 	if !ok {
 		return nil, fmt.Errorf("unknown workload %q", args[0])
 	}
 	fs := pflag.NewFlagSet(spec.Name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	p := New(spec, fs, append(args[1:len(args):len(args)], command))
+	p := New(spec, fs, append(args[1:len(args):len(args)], command), inv)
 	p.SetOutput(out, warn)
 	if err := fs.Parse(args[1:]); err != nil {
 		fe, _ := options.ReadFlagError(err)
@@ -32,7 +33,7 @@ func Parse(args []string, command string, out, warn io.Writer) (*Pipeline, error
 // Configure parses a workload command line and runs the workload's
 // checks, without a server.
 func Configure(args []string, command string) (*Pipeline, error) {
-	p, err := Parse(args, command, io.Discard, io.Discard)
+	p, err := Parse(args, command, io.Discard, io.Discard, workload.Invocation{})
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +51,6 @@ func Configure(args []string, command string) (*Pipeline, error) {
 // declared them ("" for none).
 func TimingFlags(name string) (timeFlag, warmupFlag, rateFlag string) {
 	spec, _ := workload.Lookup(name)
-	p := New(spec, pflag.NewFlagSet(name, pflag.ContinueOnError), nil)
+	p := New(spec, pflag.NewFlagSet(name, pflag.ContinueOnError), nil, workload.Invocation{})
 	return p.ro.TimeFlag, p.ro.WarmupFlag, p.ro.RateFlag
 }

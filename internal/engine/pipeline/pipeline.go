@@ -50,12 +50,14 @@ type Pipeline struct {
 	configApplied  bool
 	verbosity      int               // the workload's (sysbench's --verbosity), 3 by default
 	exp            *metrics.Exporter // --metrics-addr: the command's, or the plan's
+	inv            workload.Invocation
 }
 
 // New binds a workload to fs; args are the command line after the
-// workload's name, for a workload whose options depend on them.
-func New(spec workload.Spec, fs *pflag.FlagSet, args []string) *Pipeline {
-	p := &Pipeline{spec: spec, w: spec.New(), fs: fs, out: io.Discard, log: msglog.New(io.Discard), warn: io.Discard}
+// workload's name, for a workload whose options depend on them; inv is the
+// command that runs it.
+func New(spec workload.Spec, fs *pflag.FlagSet, args []string, inv workload.Invocation) *Pipeline {
+	p := &Pipeline{spec: spec, inv: inv, w: spec.New(), fs: fs, out: io.Discard, log: msglog.New(io.Discard), warn: io.Discard}
 	fs.SetNormalizeFunc(options.Normalize(spec.Peer.Aliases))
 	p.f.registerWorkload(fs, spec)
 	p.w.Flags(fs, &p.ro)
@@ -131,7 +133,7 @@ func (p *Pipeline) Front(args []string) (done bool, err error) {
 		return false, err
 	}
 	if fr := p.w.Hooks().Peer.Front; fr != nil {
-		return fr(args, p.fs, p.out)
+		return fr(p.inv, args, p.fs, p.out)
 	}
 	return false, nil
 }

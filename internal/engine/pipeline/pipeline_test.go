@@ -75,7 +75,7 @@ func drive(t *testing.T, args ...string) (string, *result.Result) {
 	t.Helper()
 	f := filepath.Join(t.TempDir(), "r.json")
 	var out, warn bytes.Buffer
-	p, err := Parse(append([]string{"probe", "--result-file=" + f}, args...), "run", &out, &warn)
+	p, err := Parse(append([]string{"probe", "--result-file=" + f}, args...), "run", &out, &warn, workload.Invocation{Tool: "oltpbench test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +99,8 @@ func TestMeasureDryRun(t *testing.T) {
 		// a dry statement has no result set: other, as sysbench counts it
 		t.Errorf("events %d, op count %d, others %d, threads %d", events, r.Ops[0].Count, r.Totals["others"], r.Threads)
 	}
-	if r.Server.Version != "dry run (no server)" || r.Workload != "probe" || r.Evidence != nil {
-		t.Errorf("server %q, workload %q, evidence %v", r.Server.Version, r.Workload, r.Evidence)
+	if r.Server.Version != "dry run (no server)" || r.Workload != "probe" || r.Evidence != nil || r.Tool != "oltpbench test" {
+		t.Errorf("server %q, workload %q, evidence %v, tool %q (the invocation's)", r.Server.Version, r.Workload, r.Evidence, r.Tool)
 	}
 	if len(r.Intervals) < 3 {
 		t.Fatalf("%d intervals", len(r.Intervals))
@@ -148,7 +148,7 @@ func TestBeginRefuses(t *testing.T) {
 		{[]string{"--output=xml"}, "run", "invalid --output=xml: use text, json"},
 		{[]string{"--threads=0"}, "run", "--threads"},
 	} {
-		p, err := Parse(append([]string{"probe"}, c.args...), c.command, &bytes.Buffer{}, &bytes.Buffer{})
+		p, err := Parse(append([]string{"probe"}, c.args...), c.command, &bytes.Buffer{}, &bytes.Buffer{}, workload.Invocation{})
 		if err == nil {
 			_, err = p.Begin(c.command, nil)
 		}

@@ -130,7 +130,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if err := s.holdIdle(ctx, r); err != nil {
 		return nil, err
 	}
-	wr, err := p.w.NewRun(workload.RunConfig{Threads: r.Threads, Seed: uint64(r.Seed), Record: s.record, Options: r.Options,
+	wr, err := p.w.NewRun(workload.RunConfig{Tool: p.inv.ToolName(), Threads: r.Threads, Seed: uint64(r.Seed), Record: s.record, Options: r.Options,
 		Out: p.notice, Output: r.Output, Dialer: s.dialer, Stdout: p.out, Log: p.log, Traced: r.Debug, Extra: r.Extra})
 	if err != nil {
 		return nil, err
@@ -338,7 +338,7 @@ func (p *Pipeline) clientBound(r *Run, h health.Health) {
 
 // newResult is the result as the run starts: what ran, where, on what.
 func (p *Pipeline) newResult(r *Run) *result.Result {
-	res := &result.Result{Format: result.Format, Tool: workload.Tool, Workload: r.Workload.Name(),
+	res := &result.Result{Format: result.Format, Tool: p.inv.ToolName(), Workload: r.Workload.Name(),
 		Options: flagValues(p.fs), Threads: r.Threads, Dataset: r.Workload.Sizes(), Metric: r.Workload.Metric()}
 	res.Client, _ = os.Hostname()
 	return res
