@@ -71,7 +71,7 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return plan.Run(ctx, p, cs, resultDir, pr.out, plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Progress: pr.progress, Reset: rh})
+			return plan.Execute(ctx, p, cs, resultDir, pr.out, plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Progress: pr.progress, Reset: rh})
 		},
 	}
 	runCmd.Flags().Float64Var(&scale, "scale", 0, "multiply the plan's durations and scaled sizes by this (0: the plan's own scale)")

@@ -19,10 +19,10 @@ type ExitError struct{ Status string }
 
 func (e *ExitError) Error() string { return e.Status }
 
-// Run runs command by sh -c in dir, with env beside the process's
+// Exec runs command by sh -c in dir, with env beside the process's
 // environment, its output and errors on out. It returns ctx's error when ctx
 // ended first (a timeout, Ctrl-C), an *ExitError when the command failed.
-func Run(ctx context.Context, command, dir string, env []string, out io.Writer) error {
+func Exec(ctx context.Context, command, dir string, env []string, out io.Writer) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)

@@ -106,7 +106,7 @@ func TestSearchResumesOnlyUnderTheSameArgs(t *testing.T) {
 	dir := t.TempDir()
 	first := &recorder{}
 	ex := &Executor{Dir: dir, Plan: true, Out: io.Discard, Measure: first.measure}
-	if err := ex.Run(context.Background(), Expand([]*Series{planSearch("--x=1")})); err != nil {
+	if err := ex.Execute(context.Background(), Expand([]*Series{planSearch("--x=1")})); err != nil {
 		t.Fatal(err)
 	}
 	// p95 = threads ms, limit 3 ms: 1, 2 and 4 break it; the bisection tries 3.
@@ -124,7 +124,7 @@ func TestSearchResumesOnlyUnderTheSameArgs(t *testing.T) {
 	if todo, _, _ := ex.Pending(cells); len(todo) != 1 {
 		t.Fatalf("the cut search is not pending: %v", todo)
 	}
-	if err := ex.Run(context.Background(), cells); err != nil {
+	if err := ex.Execute(context.Background(), cells); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(resumed.levels, []int{3}) || strings.Count(out.String(), "measured before:") != 3 {
@@ -142,7 +142,7 @@ func TestSearchResumesOnlyUnderTheSameArgs(t *testing.T) {
 	if len(todo) != 1 || len(notes) != 1 || !strings.Contains(notes[0], "the plan changed since its search ran") {
 		t.Fatalf("edited search: todo %d, notes %q", len(todo), notes)
 	}
-	if err := ex.Run(context.Background(), todo); err != nil {
+	if err := ex.Execute(context.Background(), todo); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(edited.levels, []int{1, 2, 4, 3}) || strings.Contains(out.String(), "measured before:") {
@@ -172,7 +172,7 @@ func TestCooldownEndsOnInterrupt(t *testing.T) {
 			rec := &recorder{after: func(int) { time.AfterFunc(50*time.Millisecond, cancel) }}
 			ex := &Executor{Dir: t.TempDir(), Plan: c.plan, Out: io.Discard, Measure: rec.measure}
 			start := time.Now()
-			err := ex.Run(ctx, Expand([]*Series{c.series}))
+			err := ex.Execute(ctx, Expand([]*Series{c.series}))
 			if took := time.Since(start); took > time.Second {
 				t.Fatalf("Run returned %s after the interrupt, in an hour's cooldown", took)
 			}
@@ -198,7 +198,7 @@ func TestInterruptedRunsKeptOnlyOnACommandLine(t *testing.T) {
 		}
 		s := &Series{Step: "s", Prefix: "s", Numbered: plan, Threads: []int{2}, Repeats: 1}
 		ex := &Executor{Dir: dir, Plan: plan, Out: io.Discard, Measure: measure}
-		err := ex.Run(context.Background(), Expand([]*Series{s}))
+		err := ex.Execute(context.Background(), Expand([]*Series{s}))
 		_, statErr := os.Stat(filepath.Join(dir, Expand([]*Series{s})[0].File))
 		if plan && (err == nil || statErr == nil) {
 			t.Errorf("plan: err %v, result kept %v", err, statErr == nil)

@@ -122,10 +122,10 @@ func (s *Series) resultKey(c *result.Cell) result.Key {
 	return k
 }
 
-// Run runs the cells in order, with each series' cooldown between two
+// Execute runs the cells in order, with each series' cooldown between two
 // runs. Ctrl-C (ctx) ends a command line's cells quietly after the run in
 // progress has reported; a plan's with an error that says how to finish.
-func (e *Executor) Run(ctx context.Context, cells []*Cell) error {
+func (e *Executor) Execute(ctx context.Context, cells []*Cell) error {
 	if e.Dir != "" {
 		if err := os.MkdirAll(e.Dir, 0o755); err != nil {
 			return fmt.Errorf("cannot create --result-dir: %w", err)

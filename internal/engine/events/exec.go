@@ -121,7 +121,7 @@ func (x *Exec) run(ctx context.Context, i int) {
 		took, err = x.sql(ectx, e.SQL)
 	} else {
 		t0 := time.Now()
-		err = command.Run(ectx, e.Command, x.cfg.Dir, x.cfg.Env, out)
+		err = command.Exec(ectx, e.Command, x.cfg.Dir, x.cfg.Env, out)
 		took = time.Since(t0)
 	}
 	// The output goes to the log once the command ended, secrets taken

@@ -270,7 +270,7 @@ func (p *Pipeline) runCells(ctx context.Context, co conn.Options) error {
 			}
 			return p.Measure(ctx, r)
 		}}
-	return ex.Run(ctx, cells.Expand([]*cells.Series{s}))
+	return ex.Execute(ctx, cells.Expand([]*cells.Series{s}))
 }
 
 // ownCommand runs command when the workload runs it itself (a script's),

@@ -260,9 +260,9 @@ func (rs *resets) restore(ctx context.Context, s *Step, rec *result.Reset, out i
 	return nil
 }
 
-// RunCommand runs a reset_command (command.Run) and words its failure.
+// RunCommand runs a reset_command (command.Exec) and words its failure.
 func RunCommand(ctx context.Context, cmd, dir string, env []string, out io.Writer) error {
-	err := command.Run(ctx, cmd, dir, env, out)
+	err := command.Exec(ctx, cmd, dir, env, out)
 	var ee *command.ExitError
 	switch {
 	case err == nil || ctx.Err() != nil:

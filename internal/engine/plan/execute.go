@@ -24,10 +24,10 @@ type Hooks struct {
 	Reset    ResetHooks                                              // for steps with a reset
 }
 
-// Run runs the plan's cells into dir: one plan run per folder at a time,
+// Execute runs the plan's cells into dir: one plan run per folder at a time,
 // the plan kept beside its results, the cells done before skipped (and
 // said so), then the dataset, the warm-up and the other cells.
-func Run(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.Writer, h Hooks) error {
+func Execute(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.Writer, h Hooks) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create --result-dir: %w", err)
 	}
@@ -70,7 +70,7 @@ func Run(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.Writ
 			return err
 		}
 	}
-	if err := ex.Run(ctx, todo); err != nil {
+	if err := ex.Execute(ctx, todo); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nPlan done: %d cells in %s (%d run now, %d done before). Compare two versions with: oltpbench report compare --baseline DIR_A --candidate DIR_B\n",
