@@ -69,29 +69,21 @@ func main() {
 	if *pin != "" {
 		pinRe = regexp.MustCompile(*pin)
 	}
-	shards := make([][]string, len(envs))
-	load := make([]float64, len(envs))
-	sort.Slice(names, func(i, j int) bool { return secs.of(names[i]) > secs.of(names[j]) })
-	var last []string
-	for _, n := range names {
-		switch {
-		case alone[n]:
-			last = append(last, n)
-		case pinRe != nil && pinRe.MatchString(n):
-			shards[0] = append(shards[0], n)
-			load[0] += secs.of(n)
-		default:
-			i := 0
-			for k := range load {
-				if load[k] < load[i] {
-					i = k
-				}
-			}
-			shards[i] = append(shards[i], n)
-			load[i] += secs.of(n)
-		}
-	}
+	shards, load, last := assign(names, len(envs), alone, pinRe, secs)
 
+	measured, failed := runAll(bin, *pkg, tool, envs, shards, load, last, secs, *timeout)
+	if *update {
+		writeTimes(*times, measured)
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// runAll runs the shards at once, each in a process on its env, then the
+// tests that run alone one by one on the first env; it returns the seconds
+// each test took and whether any failed.
+func runAll(bin, pkg, tool string, envs []string, shards [][]string, load []float64, last []string, secs seconds, timeout time.Duration) (map[string]float64, bool) {
 	start := time.Now()
 	measured := map[string]float64{}
 	var mu sync.Mutex
@@ -100,7 +92,7 @@ func main() {
 	for i, tests := range shards {
 		wg.Go(func() {
 			env := append(readEnv(envs[i]), "OLTPBENCH_TEST_BIN="+tool, "OLTPBENCH_TEST_SHARED=1")
-			out, ok, took := runTests(bin, *pkg, tests, env, *timeout)
+			out, ok, took := runTests(bin, pkg, tests, env, timeout)
 			mu.Lock()
 			defer mu.Unlock()
 			report(fmt.Sprintf("shard %d/%d", i+1, len(shards)), tests, out, ok, took, load[i], measured)
@@ -108,20 +100,41 @@ func main() {
 		})
 	}
 	wg.Wait()
-	fmt.Printf("testshards: %s: %d shards in %.0f s\n", *pkg, len(shards), time.Since(start).Seconds())
+	fmt.Printf("testshards: %s: %d shards in %.0f s\n", pkg, len(shards), time.Since(start).Seconds())
 	for _, n := range last {
 		env := append(readEnv(envs[0]), "OLTPBENCH_TEST_BIN="+tool)
-		out, ok, took := runTests(bin, *pkg, []string{n}, env, *timeout)
+		out, ok, took := runTests(bin, pkg, []string{n}, env, timeout)
 		report("alone", []string{n}, out, ok, took, secs.of(n), measured)
 		failed = failed || !ok
 	}
-	fmt.Printf("testshards: %s: %d tests in %.0f s\n", *pkg, len(names), time.Since(start).Seconds())
-	if *update {
-		writeTimes(*times, measured)
+	fmt.Printf("testshards: %s: %d tests in %.0f s\n", pkg, len(measured), time.Since(start).Seconds())
+	return measured, failed
+}
+
+// assign spreads the tests over n shards, longest first onto the least
+// loaded (pinned ones onto the first), and leaves out those that run
+// alone, returned last.
+func assign(names []string, n int, alone map[string]bool, pin *regexp.Regexp, secs seconds) (shards [][]string, load []float64, last []string) {
+	shards, load = make([][]string, n), make([]float64, n)
+	sort.Slice(names, func(i, j int) bool { return secs.of(names[i]) > secs.of(names[j]) })
+	for _, name := range names {
+		i := 0
+		switch {
+		case alone[name]:
+			last = append(last, name)
+			continue
+		case pin != nil && pin.MatchString(name):
+		default:
+			for k := range load {
+				if load[k] < load[i] {
+					i = k
+				}
+			}
+		}
+		shards[i] = append(shards[i], name)
+		load[i] += secs.of(name)
 	}
-	if failed {
-		os.Exit(1)
-	}
+	return shards, load, last
 }
 
 func fail(format string, args ...any) {
