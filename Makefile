@@ -3,7 +3,7 @@ BIN := bin/oltpbench
 MARIADB_DIR ?= $(CURDIR)/.mariadb
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-metrics bench-loader bench-tpcc bench-ch bench-s3 bench-verdict bench-report db-start db-stop vet clean soak fuzz
+.PHONY: build test test-all demo plan-examples bench-plan bench bench-go bench-sysbench bench-lua bench-metrics bench-loader bench-tpcc bench-ch bench-s3 bench-verdict bench-report db-start db-stop vet clean soak fuzz
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/oltpbench
@@ -14,6 +14,12 @@ vet:
 # Unit and integration tests; integration tests run against a throwaway MariaDB.
 test: build
 	scripts/test.sh
+
+# make test, then what is too long for every change: the example plans on three
+# versions, every fuzz target for FUZZTIME_ALL (1m) and a ten-minute soak.
+test-all: test plan-examples
+	$(MAKE) fuzz FUZZTIME=$(or $(FUZZTIME_ALL),1m)
+	SOAK_MIN=10 $(MAKE) soak
 
 demo: build
 	scripts/demo.sh

@@ -90,7 +90,7 @@ func (w *kv) Setup(s *workload.Setup) error {
 	case "zipfian":
 		d, err := random.NewDist("zipfian", 1, 1, 75, 0.2, w.zipfExp) // the other shapes are unused
 		if err != nil {
-			return fmt.Errorf("invalid --zipf-exp: %v", err)
+			return fmt.Errorf("invalid --zipf-exp: %w", err)
 		}
 		w.dist = d
 	default:

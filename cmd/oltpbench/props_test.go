@@ -155,10 +155,10 @@ func TestTPCCThrottleAndCount(t *testing.T) {
 	db := "tpcc_throttle"
 	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2"), "prepare")
-	r := tp(t, db, "run", "--warehouses=2", "--threads=8", "--time=8s", "--limit-tpm=36000", "--rand-seed=7", "--output=benchmarksql")
+	r := tp(t, db, "run", "--warehouses=2", "--threads=8", "--time=8s", "--limit-tpm=12000", "--rand-seed=7", "--output=benchmarksql")
 	mustOK(t, r, "throttled run")
-	if got := bmsqlLine(t, r.stdout, "Measured tpmTOTAL"); got < 36000*0.98 || got > 36000*1.02 {
-		t.Errorf("tpmTOTAL %.0f, limit 36000: off by more than 2%%", got)
+	if got := bmsqlLine(t, r.stdout, "Measured tpmTOTAL"); got < 12000*0.98 || got > 12000*1.02 { // well below what the machine does, loaded or not
+		t.Errorf("tpmTOTAL %.0f, limit 12000: off by more than 2%%", got)
 	}
 	r = tp(t, db, "run", "--warehouses=2", "--threads=5", "--txns-per-terminal=123", "--output=benchmarksql")
 	mustOK(t, r, "count run")

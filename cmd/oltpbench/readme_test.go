@@ -148,7 +148,7 @@ func readmeCommands(t *testing.T, path string, firstBlock int) []readmeCommand {
 		}
 		text := strings.TrimSpace(l)
 		if i := strings.Index(text, " #"); i >= 0 {
-			text = text[:i]
+			text = strings.TrimSpace(text[:i])
 		}
 		if strings.HasPrefix(text, "#") || text == "" {
 			continue
@@ -179,6 +179,7 @@ func readmeSubst() []readmeSub {
 		{`--ap-host=\S+`, "--ap-host=" + h},
 		{`--ap-port=4000`, "--ap-port=" + p},
 		{`--table-size=10000000`, "--table-size=200"},
+		{`--keys=1000000`, "--keys=1000"},
 		{`--tables=(4|16|32)\b`, "--tables=2"},
 		{`--warehouses=(10|1000)\b`, "--warehouses=1"},
 		{`--threads=8-1024`, "--threads=1-2"},
@@ -321,6 +322,10 @@ var readmeRuns = map[string]readmeEntry{
 	"oltpbench plan run deploy/plans/sysbench-release.toml --result-dir results/v6.5 -- --mysql-host=new-tidb --mysql-port=4000": {add: "--mysql-user=root"},
 	"oltpbench report compare results/v6.1 results/v6.5 --format=markdown --fail-on=regression:5%": {
 		codes: []int{1}}, // two runs of one server differ by noise: the gate may fail them
+	"oltpbench kv prepare --keys=1000000 --mysql-host=$HOST --mysql-port=4000 --mysql-user=root": {before: func(t *testing.T, dir string) {
+		freshDB(t, "kv")
+	}},
+	"oltpbench kv run --keys=1000000 --read-percent=95 --dist=zipfian --threads=64 --time=300 --mysql-host=$HOST --mysql-port=4000 --mysql-user=root": {},
 	"make demo":                           {skip: "run by .ci/run after make test (scripts/demo.sh starts a MariaDB of its own)"},
 	"make fuzz FUZZTIME=10m":              {skip: "run by scripts/test.sh (make test) with FUZZTIME=1s on two targets"},
 	"make soak":                           {skip: "run by TestSoak, scaled down (SOAK_MIN and the sizes)"},
@@ -414,7 +419,11 @@ var readmeRuns = map[string]readmeEntry{
 			obIn(t, dir, sbRun(dir, "--result-dir=results/"+v)...)
 		}
 	}},
-	"oltpbench sysbench oltp_read_write --threads=64 --time=60 --tables=16 --table-size=10000000 ... --event='at=20s;name=add c_1;sql=ALTER TABLE sbtest1 ADD INDEX c_1 (c)' run": {shell: true},
+	"oltpbench sysbench oltp_read_write --threads=64 --time=60 --tables=16 --table-size=10000000 ... --event='at=20s;name=add c_1;sql=ALTER TABLE sbtest1 ADD INDEX c_1 (c)' run": {shell: true, before: func(t *testing.T, dir string) {
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
+		obIn(t, dir, append([]string{"sysbench", "oltp_common", "prepare", "--tables=2", "--table-size=200", "--mysql-db=sbtest"}, readmeConn()...)...)
+	}},
 	"oltpbench report merge client1.json client2.json client3.json > merged.json": {shell: true, before: func(t *testing.T, dir string) {
 		// three clients of one run: at the same time
 		var cmds []*exec.Cmd

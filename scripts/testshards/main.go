@@ -16,9 +16,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -184,7 +184,7 @@ func aloneTests(dir string) map[string]bool {
 			} else if strings.HasPrefix(l, "func ") {
 				cur = ""
 			}
-			if cur != "" && strings.TrimSpace(l) == "alone(t)" {
+			if cur != "" && strings.HasPrefix(strings.TrimSpace(l), "alone(t)") {
 				out[cur] = true
 			}
 		}
@@ -249,48 +249,64 @@ func readEnv(path string) []string {
 	return env
 }
 
-// runTests runs the tests named in one process, verbose, and returns its
-// output.
+// runTests runs the tests named in one process under test2json, and
+// returns its events.
 func runTests(bin, dir string, tests []string, env []string, timeout time.Duration) (string, bool, time.Duration) {
 	if len(tests) == 0 {
 		return "", true, 0
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.count=1", "-test.v",
-		"-test.timeout="+timeout.String())
+	cmd := exec.CommandContext(ctx, "go", "tool", "test2json", "-t", bin, "-test.run", "^("+strings.Join(tests, "|")+")$",
+		"-test.count=1", "-test.v", "-test.timeout="+timeout.String())
 	cmd.Dir, cmd.Env = dir, env
 	t0 := time.Now()
-	out, err := cmd.CombinedOutput()
+	out, err := cmd.Output()
 	return string(out), err == nil, time.Since(t0)
 }
 
-var result = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (Test\w+) \(([0-9.]+)s\)`)
+// event is one line of test2json.
+type event struct {
+	Action, Test, Output string
+	Elapsed              float64
+}
 
-// report prints one line for a shard, and its output when it failed.
+// report prints one line for a shard and, when it failed, the output of
+// each test that failed (or of the process, when no test did).
 func report(what string, tests []string, out string, ok bool, took time.Duration, planned float64, measured map[string]float64) {
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	var failedTests []string
-	for sc.Scan() {
-		if m := result.FindStringSubmatch(sc.Text()); m != nil {
-			v, _ := strconv.ParseFloat(m[3], 64)
-			measured[m[2]] = v
-			if m[1] == "FAIL" {
-				failedTests = append(failedTests, m[2])
+	outputs := map[string]*strings.Builder{}
+	var failed []string
+	var rest strings.Builder
+	for _, l := range strings.Split(out, "\n") {
+		var e event
+		if json.Unmarshal([]byte(l), &e) != nil {
+			continue
+		}
+		top, _, _ := strings.Cut(e.Test, "/")
+		switch {
+		case e.Action == "output" && top != "":
+			if outputs[top] == nil {
+				outputs[top] = &strings.Builder{}
+			}
+			outputs[top].WriteString(e.Output)
+		case e.Action == "output":
+			rest.WriteString(e.Output)
+		case (e.Action == "pass" || e.Action == "fail") && e.Test != "" && e.Test == top:
+			measured[top] = e.Elapsed
+			if e.Action == "fail" {
+				failed = append(failed, top)
 			}
 		}
 	}
 	verdict := "ok"
 	if !ok {
-		verdict = "FAIL " + strings.Join(failedTests, " ")
+		verdict = "FAIL " + strings.Join(failed, " ")
 	}
 	fmt.Printf("testshards: %-12s %3d tests %6.0f s (planned %4.0f s)  %s\n", what, len(tests), took.Seconds(), planned, verdict)
-	if !ok {
-		for _, l := range strings.Split(out, "\n") {
-			if !strings.HasPrefix(l, "=== ") && !strings.HasPrefix(l, "--- PASS") && !strings.HasPrefix(l, "    --- PASS") {
-				fmt.Println(l)
-			}
-		}
+	for _, name := range failed {
+		fmt.Print(outputs[name].String())
+	}
+	if !ok && len(failed) == 0 {
+		fmt.Print(rest.String())
 	}
 }
