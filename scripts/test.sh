@@ -54,15 +54,30 @@ scripts/toxiproxy-start.sh "$toxidir" # the network fault proxy between client a
 set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; . "$toxidir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
-# Packages with concurrency run under the race detector.
-go test -race -count=1 ./internal/engine/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/report/compare ./loader
-go test -count=1 -timeout 20m $(go list ./... | grep -v '/cmd/oltpbench$')
+# The other packages' tests (those with concurrency under the race
+# detector) run beside cmd/oltpbench's shards, on the first MariaDB with
+# databases of their own; their output follows the shards'.
+units=$(mktemp)
+(
+  go test -race -count=1 ./internal/engine/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/report/compare ./loader &&
+    go test -count=1 -timeout 20m $(go list ./... | grep -v '/cmd/oltpbench$')
+) >"$units" 2>&1 &
+units_pid=$!
 envs=()
 for d in "${shard_dirs[@]}"; do envs+=(-env "$d/env"); done
 # The tests of the one Prometheus share the first shard; TEST_TIMES=1
 # rewrites the seconds the shards are balanced by.
+shards_rc=0
 go run ./scripts/testshards -pkg ./cmd/oltpbench "${envs[@]}" -timeout 25m \
-  -pin '^(TestMetricsPrometheus|TestDropInCompiledTests|TestErrorCodesDeadlocksAndRestart)$' ${TEST_TIMES:+-update-times}
+  -pin '^(TestMetricsPrometheus|TestDropInCompiledTests|TestErrorCodesDeadlocksAndRestart)$' ${TEST_TIMES:+-update-times} || shards_rc=$?
+units_rc=0
+wait "$units_pid" || units_rc=$?
+cat "$units"
+rm -f "$units"
+if [ "$shards_rc" -ne 0 ] || [ "$units_rc" -ne 0 ]; then
+  echo "test: FAIL (cmd/oltpbench: exit $shards_rc; the other packages: exit $units_rc)" >&2
+  exit 1
+fi
 # The tests above ran every fuzz target on its seeds and corpus; make fuzz
 # itself, briefly, on two targets (all of them: CI_FUZZ_ONLY=. ; each costs
 # an instrumented build, about 8 s, which CI's 30 minutes cannot spare for

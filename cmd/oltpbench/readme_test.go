@@ -24,23 +24,65 @@ func docPages(t *testing.T) []string {
 	return append([]string{"../../README.md"}, pages...)
 }
 
-// TestREADMECommands runs every oltpbench command the README and the guide
-// show, in their order, each block in a folder of its own, against the test
-// server (and the test S3 server): the README is read, not copied, so a
-// command that is changed, added or spelled another way there is run as it
-// now reads. Sizes and times are scaled down by the substitutions below,
-// and "..." (the README's "your connection options") becomes the test
-// server's. A command with no entry in readmeRuns fails the test, so a new
-// example cannot go untested; an entry the README no longer shows fails
-// too.
-func TestREADMECommands(t *testing.T) {
+// docCommands are the commands of the pages' sh blocks, blocks numbered
+// over all the pages.
+func docCommands(t *testing.T, pages []string) []readmeCommand {
+	var cmds []readmeCommand
+	for i, p := range pages {
+		cmds = append(cmds, readmeCommands(t, p, 1000*i)...)
+	}
+	return cmds
+}
+
+// TestDocCommandsCovered: every command the README and the guide show has
+// an entry in readmeRuns, so a new example cannot go untested, and every
+// entry is a command they show.
+func TestDocCommandsCovered(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range docCommands(t, docPages(t)) {
+		if _, ok := readmeRuns[c.text]; !ok {
+			t.Errorf("%s:%d: %q is run by no test: add it to readmeRuns (readme_test.go)", c.file, c.line, c.text)
+		}
+		seen[c.text] = true
+	}
+	for text, run := range readmeRuns {
+		if !seen[text] && run.skip != "gone" {
+			t.Errorf("readmeRuns has %q, which the README and the guide no longer show: remove it", text)
+		}
+	}
+}
+
+// TestREADMECommands runs every oltpbench command the README shows, in its
+// order, each block in a folder of its own, against the test server (and
+// the test S3 server): the README is read, not copied, so a command that is
+// changed, added or spelled another way there is run as it now reads.
+// Sizes and times are scaled down by the substitutions below, and "..."
+// (the README's "your connection options") becomes the test server's. The
+// guide's pages are run the same way, in two tests that may run on other
+// servers at once (TestGuideCommands).
+func TestREADMECommands(t *testing.T) { runDocCommands(t, docPages(t)[:1]) }
+
+// TestGuideCommands runs the commands of the guide's pages, as
+// TestREADMECommands does the README's: its first half of the pages, and
+// the other in TestGuideCommandsMore.
+func TestGuideCommands(t *testing.T) {
+	guide := docPages(t)[1:]
+	runDocCommands(t, guide[:len(guide)/2])
+}
+
+// TestGuideCommandsMore runs the second half of the guide's pages.
+func TestGuideCommandsMore(t *testing.T) {
+	guide := docPages(t)[1:]
+	runDocCommands(t, guide[len(guide)/2:])
+}
+
+// runDocCommands runs the commands of pages, each block in a folder of
+// its own, against the test server.
+func runDocCommands(t *testing.T, pages []string) {
 	needServer(t)
 	srv := s3test.Need(t)
 	bucket := srv.Bucket(t)
-	var cmds []readmeCommand
-	for i, p := range docPages(t) {
-		cmds = append(cmds, readmeCommands(t, p, 1000*i)...)
-	}
+	cmds := docCommands(t, pages)
 	for _, db := range []string{"sbtest", "tpcc", "ch", "sb"} {
 		freshDB(t, db)
 		if _, err := openDB(t, "").Exec("CREATE DATABASE " + db); err != nil {
@@ -49,16 +91,10 @@ func TestREADMECommands(t *testing.T) {
 	}
 	subst := readmeSubst()
 	dirs := map[int]string{}
-	seen := map[string]bool{}
 	for _, c := range cmds {
 		run, ok := readmeRuns[c.text]
-		if !ok {
-			t.Errorf("%s:%d: %q is run by no test: add it to readmeRuns (readme_test.go)", c.file, c.line, c.text)
-			continue
-		}
-		seen[c.text] = true
-		if run.skip != "" {
-			continue
+		if !ok || run.skip != "" {
+			continue // TestDocCommandsCovered names a command with no entry
 		}
 		if run.custom != nil {
 			run.custom(t)
@@ -90,11 +126,6 @@ func TestREADMECommands(t *testing.T) {
 			args = append(args, readmeConn()...)
 		}
 		readmeRun(t, c, dir, args, run.codes)
-	}
-	for text, run := range readmeRuns {
-		if !seen[text] && run.skip != "gone" {
-			t.Errorf("readmeRuns has %q, which the README no longer shows: remove it", text)
-		}
 	}
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +86,26 @@ func writeReference(dir string) error {
 	}
 	date := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) // fixed, so the pages change only with the commands
 	return doc.GenManTree(root, &doc.GenManHeader{Title: "OLTPBENCH", Section: "1", Source: "oltpbench", Manual: "oltpbench manual", Date: &date}, filepath.Join(dir, "man"))
+}
+
+// TestDocsSpeakToUsers: the README and the guide are for users: no test
+// names, no test files, no numbered seed reports (documents outside the
+// repository) and no history of the work; proof lives in the tests and in
+// docs/benchmarks.md.
+func TestDocsSpeakToUsers(t *testing.T) {
+	bad := regexp.MustCompile(`\b(Test|Fuzz)[A-Z]\w+|\bBenchmark[A-Z][a-z]\w*|\w+_test\.go|\b[Ss]eed \d{3}\b|\bseed\d{3}|\b(this|earlier|previous|last) session\b|\bsession's\b`)
+	for _, p := range docPages(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(string(b), "\n") {
+			if m := bad.FindString(l); m != "" {
+				t.Errorf("%s:%d: %q is not for users: say it in plain words, or leave it to the tests", strings.TrimPrefix(p, "../../"), i+1, m)
+			}
+		}
+	}
+	if b, _ := os.ReadFile("../../README.md"); strings.Count(string(b), "\n") > 150 {
+		t.Errorf("README.md has %d lines: a front page has at most about 150; the rest goes to docs/guide", strings.Count(string(b), "\n"))
+	}
 }
