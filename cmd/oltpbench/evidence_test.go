@@ -73,6 +73,7 @@ repeats = 4
 // Handler_read_rnd_next per event up by more than 10x; A -> B names no
 // cause. Results without evidence still compare, saying so.
 func TestWhyEvidence(t *testing.T) {
+	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	needServer(t)
 	srv := t.TempDir()
 	conn := append(psServer(t, srv, "256M"), "--mysql-db=why", "--statement-latency")
@@ -186,6 +187,7 @@ func whyWithoutEvidence(t *testing.T, with string) {
 // least; the 5 MB is below it), smaller
 // than the dataset, name Innodb_buffer_pool_reads per event.
 func TestEvidenceBufferPool(t *testing.T) {
+	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	needServer(t)
 	srv := t.TempDir()
 	conn := append(psServer(t, srv, "256M"), "--mysql-db=pool")
@@ -238,6 +240,7 @@ func TestEvidenceWithoutPerformanceSchema(t *testing.T) {
 // slower and its plan changed. (order_line has no secondary index in this
 // layout to drop; customer's is the one Payment and Order-Status read by.)
 func TestWhyTPCC(t *testing.T) {
+	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	needServer(t)
 	srv := t.TempDir()
 	conn := append(psServer(t, srv, "256M"), "--mysql-db=whytpcc", "--statement-latency")
@@ -315,6 +318,7 @@ func TestIntervalCounters(t *testing.T) {
 // evidence of a drop beyond the repeats' spread (an index dropped) is shown
 // all the same, marked as not significant.
 func TestWhyFewRepeats(t *testing.T) {
+	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	needServer(t)
 	srv := t.TempDir()
 	conn := append(psServer(t, srv, "256M"), "--mysql-db=whyfew")

@@ -858,6 +858,13 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 		if wt, ok := w.(worker.Waiter); ok && !wt.Wait(r.stopCh) {
 			return r.stop(t)
 		}
+		if main && r.timeUp.Load() {
+			// The time is up: start no event after the measured window,
+			// whose end the observers are reading; the connection stays
+			// open (its prepared statements too) until the run stops.
+			<-r.stopCh
+			return r.stop(t)
+		}
 		counted := r.cfg.Events > 0 && main
 		if counted && r.started.Add(1) > r.cfg.Events {
 			r.say(EventLimit, t.ID)

@@ -819,3 +819,40 @@ type countingReporter struct{ intervals int }
 
 func (c *countingReporter) Interval(measure.Interval) { c.intervals++ }
 func (c *countingReporter) Checkpoint(measure.Final)  {}
+
+// endObserver holds the window's end open, as a slow read of the server's
+// evidence does, and notes when it began.
+type endObserver struct {
+	observer
+	ended *atomic.Bool
+}
+
+func (o *endObserver) WindowEnd() {
+	o.ended.Store(true)
+	time.Sleep(300 * time.Millisecond)
+}
+
+// TestNoEventAfterTheWindow: once the time is up the threads start no
+// event while the observers read the window's end (at most one a thread
+// was already on its way), so the run's counts are the window's.
+func TestNoEventAfterTheWindow(t *testing.T) {
+	var ended atomic.Bool
+	var after atomic.Int64
+	var rolled, closed atomic.Int64
+	event := func(*worker.Thread) error {
+		if ended.Load() {
+			after.Add(1)
+		}
+		time.Sleep(time.Millisecond)
+		return nil
+	}
+	f, err := Run(context.Background(), Config{Threads: 4, Duration: 500 * time.Millisecond,
+		Observers: []Observer{&endObserver{ended: &ended}}}, &fakeConnector{},
+		factory(event, &rolled, &closed), hist.NewRegistry([]string{"e"}, 4), &nopReporter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.Load(); n > 4 || f.Counts[measure.Events] == 0 {
+		t.Errorf("%d events started during the 300 ms read of the window's end (of %d): want none but the threads' last", n, f.Counts[measure.Events])
+	}
+}
