@@ -810,7 +810,7 @@ func TestObservers(t *testing.T) {
 		want += " a:interval b:interval"
 	}
 	want += " b:end a:end"
-	if rep.intervals < 2 || got != want {
+	if rep.intervals < 1 || got != want { // 2 or 3 intervals on a quiet machine, 1 under -race on a loaded one
 		t.Errorf("heard %q, want %q (%d intervals)", got, want, rep.intervals)
 	}
 }
