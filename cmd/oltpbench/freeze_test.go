@@ -125,6 +125,10 @@ func (s *frozenServer) runWhen(at string, when func() bool, act func(), args ...
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, args...)
+	// SIGQUIT: Go prints every goroutine's stack as it exits, so the
+	// failure below shows where the command waited.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 10 * time.Second
 	r, w, err := os.Pipe()
 	if err != nil {
 		s.t.Fatal(err)
@@ -179,7 +183,7 @@ func (s *frozenServer) runWhen(at string, when func() bool, act func(), args ...
 	s.wake()
 	fr.out = out.String()
 	if ctx.Err() != nil {
-		s.t.Fatalf("%v hung with the server frozen (killed after 2 minutes):\n%s", args, fr.out)
+		s.t.Fatalf("%v hung with the server frozen (stopped after 2 minutes, its goroutines below):\n%s", args, fr.out)
 	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		fr.code = ee.ExitCode()

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -398,7 +399,7 @@ func TestCompatibleWithSysbench(t *testing.T) {
 // A server restart in the middle of a run: threads reconnect, the run
 // finishes, reports the reconnects and exits 0.
 func TestServerRestartMidRun(t *testing.T) {
-	so, _ := runThroughRestart(t, "restart", "oltp_read_write", "--tables=2", "--table-size=5000", "--time=12")
+	so, _ := runThroughRestart(t, "restart", "oltp_read_write", "--tables=2", "--table-size=5000")
 	m := checkReport(t, so)
 	if rc, _ := strconv.Atoi(m[11]); rc < 8 {
 		t.Errorf("reconnects %d, want at least one per thread:\n%s", rc, so)
@@ -409,9 +410,12 @@ func TestServerRestartMidRun(t *testing.T) {
 }
 
 // runThroughRestart prepares db (tables and table-size from size), runs
-// test at 8 threads for the time given with one-second reports, and
-// restarts the server after two seconds; it returns the run's stdout and
-// its result file. It skips without scripts/test.sh's server.
+// test at 8 threads with one-second reports, restarts the server after two
+// seconds, and ends the run with Ctrl-C (SIGINT: the run reports what it
+// measured) once the intervals after the restart show a reconnect a thread
+// and work done again: a restart's length varies with the machine's load,
+// a fixed --time could end before it. It returns the run's stdout and its
+// result file. It skips without scripts/test.sh's server.
 func runThroughRestart(t *testing.T, db, test string, size ...string) (stdout, resultFile string) {
 	t.Helper()
 	needServer(t)
@@ -422,21 +426,63 @@ func runThroughRestart(t *testing.T, db, test string, size ...string) (stdout, r
 	freshDB(t, db)
 	mustOK(t, sb(t, db, append([]string{"oltp_common", "prepare"}, size[:2]...)...), "prepare")
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd, so, se := startBackground(t, append(append([]string{"sysbench", test, "run", "--threads=8", "--report-interval=1", "--result-file=" + out},
+	cmd, so, se := startBackground(t, append(append([]string{"sysbench", test, "run", "--threads=8", "--report-interval=1", "--time=120", "--result-file=" + out},
 		size...), connArgs(db)...)...)
 	waitFor(t, so, "[ 2s ]")
 	restartServer(t, scripts, dir)
+	eventually(t, 90*time.Second, "8 reconnects, then an interval with transactions", func() bool {
+		return recovered(so.String(), 8)
+	})
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("run failed after restart: %v\n%s\n%s", err, se.String(), so.String())
 	}
 	return so.String(), out
 }
 
-// startBackground starts the binary and returns its stdout and stderr buffers.
-func startBackground(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+var intervalLine = regexp.MustCompile(`(?m)^\[ \d+s \] thds: \d+ tps: ([\d.]+) .* reconn/s: ([\d.]+)$`)
+
+// recovered: the intervals in out show at least n reconnects, and an
+// interval after the one that saw the last of them has transactions.
+func recovered(out string, n float64) bool {
+	var reconnects float64
+	for _, m := range intervalLine.FindAllStringSubmatch(out, -1) {
+		tps, _ := strconv.ParseFloat(m[1], 64)
+		r, _ := strconv.ParseFloat(m[2], 64)
+		if reconnects >= n && r == 0 && tps > 0 {
+			return true
+		}
+		reconnects += r
+	}
+	return false
+}
+
+// output is a process's output as it comes, read while it is written.
+type output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
+
+// startBackground starts the binary and returns its stdout and stderr as
+// they come.
+func startBackground(t *testing.T, args ...string) (*exec.Cmd, *output, *output) {
 	t.Helper()
 	cmd := exec.Command(binPath, args...)
-	so, se := &bytes.Buffer{}, &bytes.Buffer{}
+	so, se := &output{}, &output{}
 	cmd.Stdout, cmd.Stderr = so, se
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -467,7 +513,7 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 	}
 }
 
-func waitFor(t *testing.T, b *bytes.Buffer, s string) {
+func waitFor(t *testing.T, b *output, s string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(b.String(), s) {
@@ -676,7 +722,7 @@ func TestNetIOModels(t *testing.T) {
 // connections (2013, reconnected) apart, summing to its totals, and
 // report show lists them.
 func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
-	size := []string{"--tables=1", "--table-size=10", "--time=8", "--statement-latency"}
+	size := []string{"--tables=1", "--table-size=10", "--statement-latency"}
 	promURL, addr := os.Getenv("OLTPBENCH_TEST_PROM_URL"), os.Getenv("OLTPBENCH_TEST_METRICS_ADDR")
 	if promURL != "" && addr != "" { // scripts/test.sh's Prometheus scrapes the run
 		size = append(size, "--metrics-addr="+addr, "--client-id=errcodes")
