@@ -332,38 +332,55 @@ func statementChanges(a, b []*result.Result) []string {
 	}
 	var cs []ranked
 	for text := range texts {
-		stat := func(runs []*result.Result) (lat, perEv, noIdx []float64) {
+		stat := func(runs []*result.Result) (sp stmtSamples) {
 			for _, r := range runs {
 				for _, s := range r.Evidence.Statements {
 					if s.Text == text && s.Execs > 0 {
-						lat = append(lat, s.LatencyMs/float64(s.Execs))
-						perEv = append(perEv, s.LatencyMs/math.Max(float64(r.Totals["events"]), 1))
-						noIdx = append(noIdx, float64(s.NoIndexUsed)/float64(s.Execs))
+						sp.add(s.LatencyMs/float64(s.Execs), s.LatencyMs/math.Max(float64(r.Totals["events"]), 1), float64(s.NoIndexUsed)/float64(s.Execs))
 					}
 				}
 			}
-			return lat, perEv, noIdx
+			return sp
 		}
-		la, pa, na := stat(a)
-		lb, pb, nb := stat(b)
-		if len(la) < len(a) || len(lb) < len(b) { // not in every repeat of both
-			continue
-		}
-		ratio, ok := moved(la, lb)
+		sa, sb := stat(a), stat(b)
+		ratio, rank, ok := changed(sa, sb, len(a), len(b))
 		if !ok {
 			continue
 		}
 		share := 0.0
 		if m := b[0].MeanLatency(); m > 0 {
-			share = median(pb) / m
+			share = median(sb.perEvent) / m
 		}
-		line := fmt.Sprintf("%s: server latency %.3g -> %.3g ms an execution (%s), %.0f%% of the event's time", shorten(text, 100), median(la), median(lb), times(ratio), 100*share)
-		if noIdxA, noIdxB := median(na), median(nb); noIdxA != noIdxB {
+		line := fmt.Sprintf("%s: server latency %.3g -> %.3g ms an execution (%s), %.0f%% of the event's time", shorten(text, 100), median(sa.lat), median(sb.lat), times(ratio), 100*share)
+		// extra: the share of executions that used no index.
+		if noIdxA, noIdxB := median(sa.extra), median(sb.extra); noIdxA != noIdxB {
 			line += fmt.Sprintf("; no index used in %.0f%% of executions (%.0f%% before)", 100*noIdxB, 100*noIdxA)
 		}
-		cs = append(cs, ranked{text, math.Abs(median(pb) - median(pa)), line})
+		cs = append(cs, ranked{text, rank, line})
 	}
 	return top(cs, whyStatements)
+}
+
+// stmtSamples is one statement's figures over a version's repeats, one a run
+// it ran in: its latency per execution, its time per event, and a third
+// figure of the caller's.
+type stmtSamples struct{ lat, perEvent, extra []float64 }
+
+func (s *stmtSamples) add(lat, perEvent, extra float64) {
+	s.lat, s.perEvent, s.extra = append(s.lat, lat), append(s.perEvent, perEvent), append(s.extra, extra)
+}
+
+// changed says whether a statement that ran in every repeat of both
+// versions (runs a and b of them) moved its latency beyond the repeats'
+// spread: the ratio, and its rank, the change of its time per event.
+func changed(a, b stmtSamples, runsA, runsB int) (ratio, rank float64, ok bool) {
+	if len(a.lat) < runsA || len(b.lat) < runsB {
+		return 0, 0, false
+	}
+	if ratio, ok = moved(a.lat, b.lat); !ok {
+		return 0, 0, false
+	}
+	return ratio, math.Abs(median(b.perEvent) - median(a.perEvent)), true
 }
 
 func shorten(s string, n int) string {
@@ -428,30 +445,24 @@ func clientChanges(a, b []*result.Result) []string {
 	var cs []ranked
 	for key := range keys {
 		event := ""
-		stat := func(runs []*result.Result) (lat, perEv, share []float64) {
+		stat := func(runs []*result.Result) (sp stmtSamples) {
 			for _, r := range runs {
 				for _, s := range r.Statements {
 					if s.Key() == key && s.Count > 0 {
 						event = s.Event
-						lat = append(lat, s.MeanMs)
-						perEv = append(perEv, r.StatementMs(s))
-						share = append(share, r.StatementShare(s))
+						sp.add(s.MeanMs, r.StatementMs(s), r.StatementShare(s))
 					}
 				}
 			}
-			return lat, perEv, share
+			return sp
 		}
-		la, pa, _ := stat(a)
-		lb, pb, sb := stat(b)
-		if len(la) < len(a) || len(lb) < len(b) { // not in every repeat of both
-			continue
-		}
-		ratio, ok := moved(la, lb)
+		sa, sb := stat(a), stat(b)
+		ratio, rank, ok := changed(sa, sb, len(a), len(b))
 		if !ok {
 			continue
 		}
-		cs = append(cs, ranked{key, math.Abs(median(pb) - median(pa)), fmt.Sprintf("%s: client latency %.3g -> %.3g ms an execution (%s), %.0f%% of %s's time",
-			key, median(la), median(lb), times(ratio), 100*median(sb), event)})
+		cs = append(cs, ranked{key, rank, fmt.Sprintf("%s: client latency %.3g -> %.3g ms an execution (%s), %.0f%% of %s's time",
+			key, median(sa.lat), median(sb.lat), times(ratio), 100*median(sb.extra), event)})
 	}
 	return top(cs, whyStatements)
 }
