@@ -23,9 +23,11 @@ if [ -f "$dir/mysqld.pid" ] && kill -0 "$(cat "$dir/mysqld.pid")" 2>/dev/null; t
 fi
 
 if [ ! -d "$dir/data/mysql" ]; then
-  mariadb-install-db --no-defaults --datadir="$dir/data" --user=root \
+  # --skip-name-resolve: no host name lookup (resolveip), which a machine
+  # without DNS can fail.
+  mariadb-install-db --no-defaults --datadir="$dir/data" --user=root --skip-name-resolve \
     --auth-root-authentication-method=normal >"$dir/install.log" 2>&1 ||
-    { echo "mariadb-start: mariadb-install-db failed, see $dir/install.log" >&2; exit 1; }
+    { echo "mariadb-start: mariadb-install-db failed ($dir/install.log):" >&2; tail -15 "$dir/install.log" >&2; exit 1; }
 fi
 
 # A restart keeps its port, so clients can reconnect.
