@@ -199,6 +199,24 @@ func moved(a, b []float64) (ratio float64, ok bool) {
 	return ratio, ratio >= whyRatio || ratio <= 1/whyRatio
 }
 
+// whySteady is how far (a factor either way) a counter's repeats may
+// stand from their median for it to be named: a server counter that some
+// repeats of one version count plenty of and others little (an optimizer's
+// choice that flips between runs, background work) moves with chance, not
+// with the version.
+const whySteady = 3
+
+// steady says whether every repeat is within whySteady of the median (a
+// median of none: the repeats that counted some overlap the other
+// version's, or they moved from none).
+func steady(x []float64) bool {
+	m := median(x)
+	if m == 0 {
+		return true
+	}
+	return slicesMin(x) >= m/whySteady && slicesMax(x) <= m*whySteady
+}
+
 func median(x []float64) float64 {
 	s := append([]float64(nil), x...)
 	sort.Float64s(s)
@@ -255,7 +273,7 @@ func counterChanges(a, b []*result.Result) []string {
 		}
 		ratio, ok := moved(va, vb)
 		ma, mb := median(va), median(vb)
-		if ok && math.Max(ma, mb) >= whyMinPerEvent {
+		if ok && math.Max(ma, mb) >= whyMinPerEvent && steady(va) && steady(vb) {
 			// Ranked by how far they moved, each level raised by the least
 			// named, so that a counter that went from none to a little does
 			// not rank above one that went from a lot to fifty times that.
