@@ -259,10 +259,11 @@ func TestEvidenceWithoutPerformanceSchema(t *testing.T) {
 	if ev == nil {
 		t.Fatal("no evidence")
 	}
-	// One execution an event; the end is read as the window closes, while
-	// the threads finish their last events.
+	// One execution an event; the start and the end are read as the window
+	// opens and closes, reads that a busy machine delays by a fraction of
+	// the 1 s window.
 	execs, events := ev.Counters["Com_stmt_execute"], float64(r.Totals["events"])
-	if ev == nil || len(ev.Counters) < 100 || math.Abs(execs-events) > 0.05*events || len(ev.Statements) != 0 ||
+	if ev == nil || len(ev.Counters) < 100 || math.Abs(execs-events) > 0.15*events || len(ev.Statements) != 0 ||
 		len(ev.Missing) != 1 || !strings.Contains(ev.Missing[0], "performance_schema is off (start the server with performance_schema=ON)") {
 		t.Fatalf("evidence %+v", ev)
 	}
