@@ -48,13 +48,13 @@ func TestConnectionChurn(t *testing.T) {
 	}
 
 	r = run("--time=2", "--reconnect=event")
-	// A thousand connects a second: the server's counters are read a few
-	// of them off the window's ends.
+	// A thousand connects a second: the server's counters are read some of
+	// them off the window's ends (tens on a busy machine).
 	if r.Connections == nil {
 		t.Fatal("--reconnect=event: no connections in the result")
 	}
 	if c, ev := r.Connections, r.Totals["events"]; math.Abs(float64(c.Refreshes-ev)) > 2 || ev < 100 ||
-		math.Abs(serverConnects(r)-float64(ev)) > 0.01*float64(ev)+4 || r.Totals["reconnects"] != 0 {
+		math.Abs(serverConnects(r)-float64(ev)) > 0.05*float64(ev)+4 || r.Totals["reconnects"] != 0 {
 		t.Errorf("--reconnect=event: %d refreshes for %d events, the server counted %v", c.Refreshes, ev, serverConnects(r))
 	}
 
