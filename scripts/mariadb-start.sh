@@ -22,12 +22,22 @@ if [ -f "$dir/mysqld.pid" ] && kill -0 "$(cat "$dir/mysqld.pid")" 2>/dev/null; t
   exit 0 # already running
 fi
 
+install() {
+  rm -rf "$dir/data"
+  mariadb-install-db --no-defaults --datadir="$dir/data" --user=root --skip-name-resolve \
+    --auth-root-authentication-method=normal >"$dir/install.log" 2>&1
+}
 if [ ! -d "$dir/data/mysql" ]; then
   # --skip-name-resolve: no host name lookup (resolveip), which a machine
-  # without DNS can fail.
-  mariadb-install-db --no-defaults --datadir="$dir/data" --user=root --skip-name-resolve \
-    --auth-root-authentication-method=normal >"$dir/install.log" 2>&1 ||
-    { echo "mariadb-start: mariadb-install-db failed ($dir/install.log):" >&2; tail -15 "$dir/install.log" >&2; exit 1; }
+  # without DNS can fail. One install at a time on the machine (tests start
+  # servers of their own at once), and a second try when the bootstrap
+  # fails (its errors on stderr).
+  lock=${TMPDIR:-/tmp}/oltpbench-mariadb-install.lock
+  if ! { if command -v flock >/dev/null 2>&1; then flock "$lock" bash -c "$(declare -f install); dir='$dir'; install"; else install; fi; }; then
+    echo "mariadb-start: mariadb-install-db failed, trying once more; its errors:" >&2
+    grep -i 'error\|fail\|abort\|denied\|cannot\|can.t' "$dir/install.log" | head -10 >&2
+    install || { echo "mariadb-start: mariadb-install-db failed again ($dir/install.log):" >&2; grep -i 'error\|fail\|abort' "$dir/install.log" | head -10 >&2; tail -5 "$dir/install.log" >&2; exit 1; }
+  fi
 fi
 
 # A restart keeps its port, so clients can reconnect.
