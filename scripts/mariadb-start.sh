@@ -22,22 +22,16 @@ if [ -f "$dir/mysqld.pid" ] && kill -0 "$(cat "$dir/mysqld.pid")" 2>/dev/null; t
   exit 0 # already running
 fi
 
-install() {
-  rm -rf "$dir/data"
-  mariadb-install-db --no-defaults --datadir="$dir/data" --user=root --skip-name-resolve \
-    --auth-root-authentication-method=normal >"$dir/install.log" 2>&1
-}
+# A private tmpdir: a MariaDB starting (or bootstrapping) deletes the
+# #sql temporary files it finds in its tmpdir, so servers sharing /tmp
+# delete each other's temporary tables (an install failed on it: "Error
+# on delete of '/tmp/#sql-temptable-...MAI'"). --skip-name-resolve: no
+# host name lookup (resolveip), which a machine without DNS can fail.
+mkdir -p "$dir/tmp"
 if [ ! -d "$dir/data/mysql" ]; then
-  # --skip-name-resolve: no host name lookup (resolveip), which a machine
-  # without DNS can fail. One install at a time on the machine (tests start
-  # servers of their own at once), and a second try when the bootstrap
-  # fails (its errors on stderr).
-  lock=${TMPDIR:-/tmp}/oltpbench-mariadb-install.lock
-  if ! { if command -v flock >/dev/null 2>&1; then flock "$lock" bash -c "$(declare -f install); dir='$dir'; install"; else install; fi; }; then
-    echo "mariadb-start: mariadb-install-db failed, trying once more; its errors:" >&2
-    grep -i 'error\|fail\|abort\|denied\|cannot\|can.t' "$dir/install.log" | head -10 >&2
-    install || { echo "mariadb-start: mariadb-install-db failed again ($dir/install.log):" >&2; grep -i 'error\|fail\|abort' "$dir/install.log" | head -10 >&2; tail -5 "$dir/install.log" >&2; exit 1; }
-  fi
+  mariadb-install-db --no-defaults --datadir="$dir/data" --tmpdir="$dir/tmp" --user=root --skip-name-resolve \
+    --auth-root-authentication-method=normal >"$dir/install.log" 2>&1 ||
+    { echo "mariadb-start: mariadb-install-db failed ($dir/install.log):" >&2; grep -i 'error\|fail\|abort' "$dir/install.log" | head -10 >&2; exit 1; }
 fi
 
 # A restart keeps its port, so clients can reconnect.
@@ -49,7 +43,7 @@ else
 fi
 # Small buffer pool by default: tests and demo; benchmarks pass a bigger one.
 bp=${MARIADB_BUFFER_POOL:-1G}
-mariadbd --no-defaults --user=root --datadir="$dir/data" --socket="$dir/mysqld.sock" \
+mariadbd --no-defaults --user=root --datadir="$dir/data" --tmpdir="$dir/tmp" --socket="$dir/mysqld.sock" \
   --port="$port" --bind-address=127.0.0.1 --pid-file="$dir/mysqld.pid" \
   --log-error="$dir/error.log" --skip-name-resolve \
   --innodb-buffer-pool-size="$bp" --innodb-log-file-size=1G --max-connections=5000 \
