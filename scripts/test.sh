@@ -46,21 +46,33 @@ scripts/prometheus-stop.sh "$promdir" --wipe
 scripts/postgres-stop.sh "$pgdir" --wipe
 scripts/s3-stop.sh "$toxidir" --wipe
 trap 'for d in "${shard_dirs[@]}"; do scripts/mariadb-stop.sh "$d" --wipe; done; scripts/s3-stop.sh "$s3dir" --wipe; scripts/prometheus-stop.sh "$promdir" --wipe; scripts/postgres-stop.sh "$pgdir" --wipe; scripts/s3-stop.sh "$toxidir" --wipe' EXIT
-for d in "${shard_dirs[@]}"; do scripts/mariadb-start.sh "$d"; done
-scripts/s3-start.sh "$s3dir"
-scripts/prometheus-start.sh "$promdir"
-scripts/postgres-start.sh "$pgdir"
-scripts/toxiproxy-start.sh "$toxidir" # the network fault proxy between client and server
+# The servers start side by side (each in a folder of its own, on a port
+# of its own); a start that fails fails the test.
+starts=()
+for d in "${shard_dirs[@]}"; do scripts/mariadb-start.sh "$d" & starts+=($!); done
+scripts/s3-start.sh "$s3dir" & starts+=($!)
+scripts/prometheus-start.sh "$promdir" & starts+=($!)
+scripts/postgres-start.sh "$pgdir" & starts+=($!)
+scripts/toxiproxy-start.sh "$toxidir" & starts+=($!) # the network fault proxy between client and server
+for p in "${starts[@]}"; do wait "$p"; done
 set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; . "$toxidir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # The other packages' tests (those with concurrency under the race
 # detector) run beside cmd/oltpbench's shards, on the first MariaDB with
 # databases of their own; their output follows the shards'.
+# A package tested under the race detector is not tested again without it.
+# make fuzz runs here too, briefly, on two targets (all of them:
+# CI_FUZZ_ONLY=. ; each costs an instrumented build, about 8 s). A count of
+# inputs, not a duration: Go 1.26's coordinator can fail a target that found
+# nothing when a duration ends (go.dev/issue/75804).
+race=(./internal/engine/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/report/compare ./loader)
+race_re=$(printf '|%s' "${race[@]#./}")
 units=$(mktemp)
 (
-  go test -race -count=1 ./internal/engine/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/report/compare ./loader &&
-    go test -count=1 -timeout 20m $(go list ./... | grep -v '/cmd/oltpbench$')
+  go test -race -count=1 "${race[@]}" &&
+    go test -count=1 -timeout 20m $(go list ./... | grep -v -E "/cmd/oltpbench\$|/(${race_re#|})\$") &&
+    FUZZ_ONLY=${CI_FUZZ_ONLY:-'FuzzShown|FuzzParseSeconds'} make --no-print-directory fuzz FUZZTIME=${CI_FUZZTIME:-5000x}
 ) >"$units" 2>&1 &
 units_pid=$!
 envs=()
@@ -78,9 +90,3 @@ if [ "$shards_rc" -ne 0 ] || [ "$units_rc" -ne 0 ]; then
   echo "test: FAIL (cmd/oltpbench: exit $shards_rc; the other packages: exit $units_rc)" >&2
   exit 1
 fi
-# The tests above ran every fuzz target on its seeds and corpus; make fuzz
-# itself, briefly, on two targets (all of them: CI_FUZZ_ONLY=. ; each costs
-# an instrumented build, about 8 s, which CI's 30 minutes cannot spare for
-# all 15). A count of inputs, not a duration: Go 1.26's coordinator can fail
-# a target that found nothing when a duration ends (go.dev/issue/75804).
-FUZZ_ONLY=${CI_FUZZ_ONLY:-'FuzzShown|FuzzParseSeconds'} make fuzz FUZZTIME=${CI_FUZZTIME:-5000x}
