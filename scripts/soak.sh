@@ -14,7 +14,8 @@
 # Writes DIR/samples.csv (minute, client, rss_bytes, fds, goroutines) and
 # prints a summary. Usage: scripts/soak.sh [DIR]   (default: a temporary one)
 # SOAK_TABLE_SIZE, SOAK_WAREHOUSES and SOAK_SAMPLE_S (a "minute" in seconds)
-# shrink it for a test.
+# shrink it for a test; SOAK_SB_RATE (sysbench's --rate) paces sysbench
+# (default: as fast as it goes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 min=${SOAK_MIN:-60}
@@ -50,7 +51,7 @@ orders0=$(sql "SELECT COUNT(*) FROM soak_tpcc.orders")
 
 sbport=$(freeport) tpport=$(freeport)
 "$bin" sysbench oltp_read_write run --tables=$tables --table-size=$size --threads="$sb_threads" --time=$(((min + 2) * sample)) \
-  --report-interval=60 --mysql-ignore-errors=all --metrics-addr=127.0.0.1:$sbport --result-file="$dir/sb.json" \
+  --rate="${SOAK_SB_RATE:-0}" --report-interval=60 --mysql-ignore-errors=all --metrics-addr=127.0.0.1:$sbport --result-file="$dir/sb.json" \
   "${conn[@]}" --mysql-db=soak_sb >"$dir/sb.log" 2>&1 &
 pids+=($!)
 sbpid=$!

@@ -127,10 +127,15 @@ func TestSoak(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command("make", "-C", "../..", "soak")
 	cmd.Env = append(os.Environ(), "SOAK_MIN=6", "SOAK_SAMPLE_S=3", "SOAK_RESTART_MIN=3", "SOAK_SB_THREADS=4", "SOAK_TPCC_THREADS=2",
-		"SOAK_TABLE_SIZE=2000", "SOAK_WAREHOUSES=1", "TMPDIR="+dir)
+		"SOAK_TABLE_SIZE=2000", "SOAK_WAREHOUSES=1", "SOAK_SB_RATE=50", "TMPDIR="+dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "soak: PASS") || strings.Count(string(out), "server restarted") != 1 {
 		t.Fatalf("make soak: %v\n%s", err, out)
+	}
+	// SOAK_SB_RATE paces sysbench (50 events a second: its arrivals over
+	// the run stand within 10%).
+	if m := regexp.MustCompile(`soak: sysbench: +transactions: +\d+ +\(([\d.]+) per sec\.\)`).FindStringSubmatch(string(out)); m == nil || mustFloat(m[1]) > 55 {
+		t.Errorf("sysbench not paced at SOAK_SB_RATE=50:\n%s", out)
 	}
 	samples, _ := filepath.Glob(filepath.Join(dir, "oltpbench-soak.*", "samples.csv"))
 	if len(samples) != 1 {
@@ -140,4 +145,12 @@ func TestSoak(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^6,sb,[1-9]\d+,[1-9]\d*,[1-9]\d*$`).Match(b) || !regexp.MustCompile(`(?m)^6,tpcc,[1-9]\d+,`).Match(b) {
 		t.Errorf("samples.csv:\n%s", b)
 	}
+}
+
+func mustFloat(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic(err)
+	}
+	return f
 }
