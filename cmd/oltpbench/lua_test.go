@@ -213,7 +213,9 @@ func TestLuaAPISideBySide(t *testing.T) {
 		b = strings.ReplaceAll(b, obDB, "DB")
 		ma, mb := masked(a), masked(b)
 		if c.threads > 1 { // the threads' lines come in any order, their texts and newlines apart
-			ma, mb = anyInterleaving(ma), anyInterleaving(mb)
+			// Every newline counts, the last ones too: two threads'
+			// texts on the last line leave their newlines after it.
+			ma, mb = anyInterleaving(maskedAll(a, dir)), anyInterleaving(maskedAll(b, dir))
 		}
 		sameLines(t, "api.lua "+c.command, ma, mb)
 		if c.command == "run" {
@@ -579,6 +581,19 @@ func TestAnyInterleaving(t *testing.T) {
 	} {
 		if got := slices.Equal(anyInterleaving(c.theirs), anyInterleaving(ours)); got != c.same {
 			t.Errorf("%q: same %v, want %v", c.theirs, got, c.same)
+		}
+	}
+	// As maskedAll splits a whole output: the threads' lines last, their
+	// newlines after both texts are lines too.
+	mine := maskedAll("Initializing worker threads...\neach thread 1\neach thread 2\n", "/dir")
+	for theirs, same := range map[string]bool{
+		"Initializing worker threads...\neach thread 2each thread 1\n\n": true,
+		"Initializing worker threads...\neach thread 2\neach thread 1\n": true,
+		"Initializing worker threads...\neach thread 2each thread 1\n":   false,
+		"Initializing worker threads...\neach thread 2\n\n":              false,
+	} {
+		if got := slices.Equal(anyInterleaving(maskedAll(theirs, "/dir")), anyInterleaving(mine)); got != same {
+			t.Errorf("%q: same %v, want %v", theirs, got, same)
 		}
 	}
 }
