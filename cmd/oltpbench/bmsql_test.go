@@ -79,7 +79,7 @@ func TestTPCCBenchmarkSQLLayout(t *testing.T) {
 				t.Errorf("bmsql_oorder_idx1 is not UNIQUE (non_unique %q)", uniq)
 			}
 			checksPass(t, tp(t, db, "check", "--schema=benchmarksql", w, "--checks=all"), 12)
-			r := tp(t, db, "run", "--schema=benchmarksql", w, "--threads=4", "--time=3s")
+			r := tp(t, db, "run", "--schema=benchmarksql", w, "--threads=4", "--txns-per-terminal=50")
 			mustOK(t, r, "run")
 			runDelta(t, r.stdout)
 			checksPass(t, tp(t, db, "check", "--schema=benchmarksql", w), 11)
@@ -103,7 +103,7 @@ func TestTPCCRunsOnBenchmarkSQLDataset(t *testing.T) {
 	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--schema=benchmarksql", "--warehouses=1", "--threads=2"), "prepare")
 	// oltpbench's own constants for the default seed, from a plain run.
-	r := tp(t, db, "run", "--warehouses=1", "--threads=1", "--time=1s", "--schema=benchmarksql")
+	r := tp(t, db, "run", "--warehouses=1", "--threads=1", "--txns-per-terminal=50", "--schema=benchmarksql")
 	mustOK(t, r, "run")
 	_, ownRun := runDelta(t, r.stdout)
 	trap := ownRun - 18
@@ -122,7 +122,7 @@ func TestTPCCRunsOnBenchmarkSQLDataset(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	r = tp(t, db, "run", "--schema=benchmarksql", "--warehouses=1", "--threads=4", "--time=3s")
+	r = tp(t, db, "run", "--schema=benchmarksql", "--warehouses=1", "--threads=4", "--txns-per-terminal=50")
 	mustOK(t, r, "run on the BenchmarkSQL dataset")
 	if load, _ := runDelta(t, r.stdout); load != trap {
 		t.Errorf("the run took C_LAST %d for the load, bmsql_config says %d", load, trap)

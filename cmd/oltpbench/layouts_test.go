@@ -57,7 +57,7 @@ func TestTPCCLayouts(t *testing.T) {
 				db, strings.ToUpper(strings.TrimPrefix(layout[1], "--partition-type="))).Scan(&parts); err != nil || parts != 2 {
 				t.Fatalf("stock has %d partitions of its type (%v)", parts, err)
 			}
-			mustOK(t, tp(t, db, "run", "--warehouses=2", "--threads=4", "--time=2s"), "run")
+			mustOK(t, tp(t, db, "run", "--warehouses=2", "--threads=4", "--txns-per-terminal=50"), "run")
 			checksPass(t, tp(t, db, "check", "--warehouses=2"), 11)
 		})
 	}
@@ -65,7 +65,7 @@ func TestTPCCLayouts(t *testing.T) {
 		db := "tpcc_active"
 		freshDB(t, db)
 		mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2"), "prepare")
-		mustOK(t, tp(t, db, "run", "--warehouses=2", "--active-warehouses=1", "--threads=4", "--time=3s"), "run")
+		mustOK(t, tp(t, db, "run", "--warehouses=2", "--active-warehouses=1", "--threads=4", "--txns-per-terminal=50"), "run")
 		d := openDB(t, db)
 		for q, want := range map[string]string{
 			"SELECT COUNT(*) > 0 FROM orders WHERE o_w_id = 1 AND o_id > 3000":                             "1",

@@ -324,7 +324,7 @@ func TestTPCCStockUpdatePerLine(t *testing.T) {
 	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2"), "prepare")
 	out := filepath.Join(t.TempDir(), "r.json")
-	r := tp(t, db, "run", "--warehouses=2", "--threads=4", "--time=3s", "--stock-update=per-line", "--result-file="+out)
+	r := tp(t, db, "run", "--warehouses=2", "--threads=4", "--txns-per-terminal=50", "--stock-update=per-line", "--result-file="+out)
 	mustOK(t, r, "run")
 	if !strings.Contains(r.stdout, "stock update per-line") {
 		t.Errorf("the header does not name the mode:\n%s", r.stdout)
