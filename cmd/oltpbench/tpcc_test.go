@@ -44,7 +44,7 @@ func TestTPCCLoadRunCheck(t *testing.T) {
 			mustOK(t, tp(t, db, args...), "prepare")
 			checksPass(t, tp(t, db, "check", "--warehouses="+c.w, "--checks=all"), 12)
 			out := filepath.Join(t.TempDir(), "r.json")
-			r := tp(t, db, "run", "--warehouses="+c.w, "--threads=6", "--time=3s", "--report-interval=1s", "--result-file="+out)
+			r := tp(t, db, "run", "--warehouses="+c.w, "--threads=6", "--txns-per-terminal=60", "--report-interval=1s", "--result-file="+out)
 			mustOK(t, r, "run")
 			if !regexp.MustCompile(`tpmC: [1-9][\d.]*, tpmTotal: [\d.]+, efficiency: n/a \(no keying or think times: it applies with --wait\)`).MatchString(r.stdout) {
 				t.Fatalf("no tpmC, or an efficiency without --wait:\n%s", r.stdout)
