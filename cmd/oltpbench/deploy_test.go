@@ -105,7 +105,9 @@ func TestKubernetesRunAndMerge(t *testing.T) {
 	}
 	run = strings.ReplaceAll(run, "/results/", dir+"/")
 	merge = strings.ReplaceAll(merge, "/results/", dir+"/")
-	start := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
+	// Time for both clients to reach the barrier, the second a second
+	// later, on a machine busy with other tests (3 s was short of it).
+	start := time.Now().Add(6 * time.Second).UTC().Format(time.RFC3339Nano)
 	env := append(os.Environ(), "PATH="+filepath.Dir(binPath)+":"+os.Getenv("PATH"), "START="+start, "MYSQL_PASSWORD=")
 	var cmds []*exec.Cmd
 	for k := range 2 {

@@ -90,7 +90,9 @@ func ob(t *testing.T, env []string, args ...string) res {
 	cmd.Env = append(os.Environ(), env...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
+	done := costLog(t, args)
 	err := cmd.Run()
+	done(cmd)
 	r := res{so.String(), se.String(), 0}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.code = ee.ExitCode()
