@@ -444,12 +444,13 @@ func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live 
 	}
 }
 
-// clock is a run's timers: the warm-up's end, then the report intervals
-// and the checkpoints (counted from the start of measurement, as in
-// sysbench), and the deadline (warm-up and time from the start). A nil
-// channel never fires.
+// clock is a run's timers: the warm-up's end, then the report intervals,
+// the checkpoints and the deadline, counted from the start of measurement
+// as in sysbench: a warm-up's end handled late (a busy machine) moves them
+// all, so that the run measures its whole --time. A nil channel never
+// fires.
 type clock struct {
-	interval                         time.Duration
+	interval, duration               time.Duration
 	warm, tick, checkpoint, deadline <-chan time.Time
 	checkpoints                      []time.Duration
 	origin                           time.Time
@@ -458,10 +459,7 @@ type clock struct {
 }
 
 func newClock(cfg Config, start time.Time) *clock {
-	c := &clock{interval: cfg.ReportInterval, checkpoints: append([]time.Duration(nil), cfg.Checkpoints...)}
-	if cfg.Duration > 0 {
-		c.deadline = c.after(cfg.Warmup + cfg.Duration)
-	}
+	c := &clock{interval: cfg.ReportInterval, duration: cfg.Duration, checkpoints: append([]time.Duration(nil), cfg.Checkpoints...)}
 	if cfg.Warmup > 0 {
 		c.warm = c.after(cfg.Warmup)
 	} else {
@@ -470,10 +468,13 @@ func newClock(cfg Config, start time.Time) *clock {
 	return c
 }
 
-// measure starts the intervals and checkpoints from the start of
-// measurement.
+// measure starts the intervals, the checkpoints and the deadline from the
+// start of measurement.
 func (c *clock) measure(at time.Time) {
 	c.origin = at
+	if c.duration > 0 {
+		c.deadline = c.after(max(time.Until(at.Add(c.duration)), 0))
+	}
 	if c.interval > 0 {
 		c.ticker = time.NewTicker(c.interval)
 		c.tick = c.ticker.C
