@@ -5,7 +5,7 @@ set -uo pipefail
 dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/.s3"}
 if [ -f "$dir/pid" ]; then
   pid=$(cat "$dir/pid")
-  kill "$pid" 2>/dev/null
+  if [ "${2:-}" = "--wipe" ]; then kill -9 "$pid" 2>/dev/null; else kill "$pid" 2>/dev/null; fi
   for _ in $(seq 1 100); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1

@@ -25,10 +25,6 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
-if [ -n "$unformatted" ]; then echo "test: gofmt needed on: $unformatted" >&2; exit 1; fi
-go vet ./...
-
 # cmd/oltpbench's integration tests run as TEST_SHARDS processes at once,
 # each against a MariaDB of its own (scripts/testshards); the first serves
 # the other packages' tests too.
@@ -45,15 +41,23 @@ scripts/s3-stop.sh "$s3dir" --wipe
 scripts/prometheus-stop.sh "$promdir" --wipe
 scripts/postgres-stop.sh "$pgdir" --wipe
 scripts/s3-stop.sh "$toxidir" --wipe
-trap 'for d in "${shard_dirs[@]}"; do scripts/mariadb-stop.sh "$d" --wipe; done; scripts/s3-stop.sh "$s3dir" --wipe; scripts/prometheus-stop.sh "$promdir" --wipe; scripts/postgres-stop.sh "$pgdir" --wipe; scripts/s3-stop.sh "$toxidir" --wipe' EXIT
+bins=$(mktemp -d)
+trap 'wait; for d in "${shard_dirs[@]}"; do scripts/mariadb-stop.sh "$d" --wipe & done; scripts/s3-stop.sh "$s3dir" --wipe & scripts/prometheus-stop.sh "$promdir" --wipe & scripts/postgres-stop.sh "$pgdir" --wipe & scripts/s3-stop.sh "$toxidir" --wipe & wait; rm -rf "$bins"' EXIT
 # The servers start side by side (each in a folder of its own, on a port
-# of its own); a start that fails fails the test.
+# of its own) while the code is checked and the test binaries built; a
+# start that fails fails the test.
 starts=()
 for d in "${shard_dirs[@]}"; do scripts/mariadb-start.sh "$d" & starts+=($!); done
 scripts/s3-start.sh "$s3dir" & starts+=($!)
 scripts/prometheus-start.sh "$promdir" & starts+=($!)
 scripts/postgres-start.sh "$pgdir" & starts+=($!)
 scripts/toxiproxy-start.sh "$toxidir" & starts+=($!) # the network fault proxy between client and server
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then echo "test: gofmt needed on: $unformatted" >&2; exit 1; fi
+go vet ./...
+go build -o "$bins/testshards" ./scripts/testshards
+go test -c -o "$bins/oltpbench.test" ./cmd/oltpbench
+go build -o "$bins/oltpbench" ./cmd/oltpbench
 for p in "${starts[@]}"; do wait "$p"; done
 set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; . "$toxidir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
@@ -80,7 +84,7 @@ for d in "${shard_dirs[@]}"; do envs+=(-env "$d/env"); done
 # The tests of the one Prometheus share the first shard; TEST_TIMES=1
 # rewrites the seconds the shards are balanced by.
 shards_rc=0
-go run ./scripts/testshards -pkg ./cmd/oltpbench "${envs[@]}" -timeout 25m \
+"$bins/testshards" -pkg ./cmd/oltpbench -test-bin "$bins/oltpbench.test" -tool "$bins/oltpbench" "${envs[@]}" -timeout 25m \
   -pin '^(TestMetricsPrometheus|TestDropInCompiledTests|TestErrorCodesDeadlocksAndRestart)$' ${TEST_TIMES:+-update-times} || shards_rc=$?
 units_rc=0
 wait "$units_pid" || units_rc=$?

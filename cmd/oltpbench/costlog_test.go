@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/loader"
 )
 
 // costLog is where make test's time goes: with OLTPBENCH_TEST_COSTLOG set
@@ -33,7 +36,7 @@ func costLog(t *testing.T, args []string) func(*exec.Cmd) {
 		}
 		own := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		line := fmt.Sprintf("%s\t%.1f\t%.1f\t%.1f\t%s\n", t.Name(), time.Since(start).Seconds(), own.Seconds(), serverCPU()-server,
-			secretValues.ReplaceAllString(strings.Join(args, " "), "$1=***"))
+			costArgs(args))
 		costMu.Lock()
 		defer costMu.Unlock()
 		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
@@ -44,9 +47,23 @@ func costLog(t *testing.T, args []string) func(*exec.Cmd) {
 }
 
 var (
-	costMu       sync.Mutex
-	secretValues = regexp.MustCompile(`(--[\w-]*(?:password|secret|key)[\w-]*)=\S*`)
+	costMu   sync.Mutex
+	flagName = regexp.MustCompile(`^--([\w-]+)=`)
 )
+
+// costArgs is a command line as the cost log keeps it: the values of secret
+// options (as results judge them, and key files) and the keys in a
+// storage URL hidden.
+func costArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if m := flagName.FindStringSubmatch(a); m != nil && (result.SecretSetting(m[1]) || strings.HasSuffix(m[1], "-key")) {
+			a = m[0] + "***"
+		}
+		out[i] = loader.RedactURL(a)
+	}
+	return strings.Join(out, " ")
+}
 
 // serverCPU is the test server's CPU seconds so far (0 if unknown).
 func serverCPU() float64 {
@@ -69,8 +86,17 @@ func serverCPU() float64 {
 }
 
 func TestCostLogMasksSecrets(t *testing.T) {
-	got := secretValues.ReplaceAllString("run --mysql-password=p4ss --s3-secret-key=abc --threads=2", "$1=***")
-	if want := "run --mysql-password=*** --s3-secret-key=*** --threads=2"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	for _, c := range []struct{ args, want []string }{
+		{[]string{"run", "--mysql-password=p4ss", "--s3-secret-key=abc", "--mysql-ssl-key=k.pem", "--threads=2", "--foreign-keys=on"},
+			[]string{"run --mysql-password=*** --s3-secret-key=*** --mysql-ssl-key=*** --threads=2 --foreign-keys=on"}},
+		{[]string{"import", "--dir=s3://b/p?access-key=AK1&endpoint=http%3A%2F%2F127.0.0.1%3A1&secret-access-key=SK1"}, nil},
+	} {
+		got := costArgs(c.args)
+		if c.want != nil && got != c.want[0] {
+			t.Errorf("got %q, want %q", got, c.want[0])
+		}
+		if strings.Contains(got, "p4ss") || strings.Contains(got, "abc") || strings.Contains(got, "AK1") || strings.Contains(got, "SK1") {
+			t.Errorf("a secret in %q", got)
+		}
 	}
 }

@@ -45,6 +45,8 @@ func main() {
 	update := flag.Bool("update-times", false, "rewrite -times with the seconds measured")
 	pin := flag.String("pin", "", "a regexp of tests that run in the first shard")
 	timeout := flag.Duration("timeout", 30*time.Minute, "the bound of each shard's process")
+	testBin := flag.String("test-bin", "", "the package's test binary, built already (default: built here)")
+	toolBin := flag.String("tool", "", "the package's command, built already (default: built here)")
 	flag.Parse()
 	if len(envs) == 0 {
 		fail("testshards: give one -env file a shard")
@@ -57,10 +59,15 @@ func main() {
 		fail("testshards: %v", err)
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "pkg.test")
-	run("go", "test", "-c", "-o", bin, *pkg)
-	tool := filepath.Join(tmp, "oltpbench")
-	run("go", "build", "-o", tool, *pkg)
+	bin, tool := *testBin, *toolBin
+	if bin == "" {
+		bin = filepath.Join(tmp, "pkg.test")
+		run("go", "test", "-c", "-o", bin, *pkg)
+	}
+	if tool == "" {
+		tool = filepath.Join(tmp, "oltpbench")
+		run("go", "build", "-o", tool, *pkg)
+	}
 
 	names := list(bin, *pkg)
 	alone := aloneTests(*pkg)
