@@ -753,15 +753,23 @@ func TestLifecycle(t *testing.T) {
 }
 
 // downConnector connects each of its threads once; later connects fail as
-// a lost server's do until up is set.
+// a lost server's do until up is set. all closes when the threads'
+// connects are made: the server goes down only then (a thread scheduled
+// late would otherwise find it down at its first connect, which fails a
+// run, rightly, at once).
 type downConnector struct {
 	threads int64
 	n       atomic.Int64
 	up      atomic.Bool
+	all     chan struct{}
 }
 
 func (c *downConnector) Raw(ctx context.Context, fn func(dc driver.Conn) error) error {
-	if c.n.Add(1) > c.threads && !c.up.Load() {
+	n := c.n.Add(1)
+	if n == c.threads {
+		close(c.all)
+	}
+	if n > c.threads && !c.up.Load() {
 		return mysql.ErrInvalidConn
 	}
 	return fn(nil)
@@ -773,9 +781,10 @@ func (c *downConnector) Raw(ctx context.Context, fn func(dc driver.Conn) error) 
 func TestNothingMeasured(t *testing.T) {
 	for _, back := range []bool{false, true} {
 		var rolled, closed atomic.Int64
-		c := &downConnector{threads: 2}
+		c := &downConnector{threads: 2, all: make(chan struct{})}
 		ev := func(*worker.Thread) error {
-			if c.n.Load() <= c.threads {
+			<-c.all
+			if !c.up.Load() {
 				if back {
 					c.up.Store(true)
 				}
