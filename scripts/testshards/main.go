@@ -8,11 +8,13 @@
 //
 //	go run ./scripts/testshards -pkg ./cmd/oltpbench -env a/env -env b/env -env c/env
 //
-// Tests are spread by their last measured seconds (-times, a file of
-// "name seconds" lines; -update-times rewrites it), longest first onto the
-// least loaded shard. -pin names tests that must share the first shard (a
-// singleton service only its env names). A failing test fails the run; its
-// shard's output is printed.
+// The shards take the tests from one queue, longest first by their last
+// measured seconds (-times, a file of "name seconds" lines; -update-times
+// rewrites it), each test in a process of its own as a shard becomes free:
+// the shards end within about one short test of each other, however wrong
+// the seconds are. -pin names tests that must run on the first shard (a
+// singleton service only its env names); it takes them before the queue. A
+// failing test fails the run; its output is printed.
 package main
 
 import (
@@ -25,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,7 +47,8 @@ func main() {
 	times := flag.String("times", "", "a file of \"TestName seconds\" lines, to balance the shards (default: PKG/testdata/test-seconds.txt)")
 	update := flag.Bool("update-times", false, "rewrite -times with the seconds measured")
 	pin := flag.String("pin", "", "a regexp of tests that run in the first shard")
-	timeout := flag.Duration("timeout", 30*time.Minute, "the bound of each shard's process")
+	timeout := flag.Duration("timeout", 30*time.Minute, "the bound of each test's process")
+	only := flag.String("run", "", "a regexp: run only the tests it matches")
 	testBin := flag.String("test-bin", "", "the package's test binary, built already (default: built here)")
 	toolBin := flag.String("tool", "", "the package's command, built already (default: built here)")
 	flag.Parse()
@@ -59,6 +63,8 @@ func main() {
 		fail("testshards: %v", err)
 	}
 	defer os.RemoveAll(tmp)
+	test2json = filepath.Join(tmp, "test2json")
+	run("go", "build", "-o", test2json, "cmd/test2json")
 	bin, tool := *testBin, *toolBin
 	if bin == "" {
 		bin = filepath.Join(tmp, "pkg.test")
@@ -70,16 +76,29 @@ func main() {
 	}
 
 	names := list(bin, *pkg)
+	all := slices.Clone(names)
+	if *only != "" {
+		re := regexp.MustCompile(*only)
+		names = slices.DeleteFunc(names, func(n string) bool { return !re.MatchString(n) })
+	}
 	alone := aloneTests(*pkg)
 	secs := readTimes(*times)
 	var pinRe *regexp.Regexp
 	if *pin != "" {
 		pinRe = regexp.MustCompile(*pin)
 	}
-	shards, load, last := assign(names, len(envs), alone, pinRe, secs)
+	q, last := queue(names, alone, pinRe, secs)
 
-	measured, failed := runAll(bin, *pkg, tool, envs, shards, load, last, secs, *timeout)
+	measured, failed := runAll(bin, *pkg, tool, envs, q, last, secs, *timeout)
 	if *update {
+		// The tests not run (-run, skipped) keep their seconds.
+		for _, n := range all {
+			if _, ok := measured[n]; !ok {
+				if v, ok := secs[n]; ok {
+					measured[n] = v
+				}
+			}
+		}
 		writeTimes(*times, measured)
 	}
 	if failed {
@@ -87,61 +106,96 @@ func main() {
 	}
 }
 
-// runAll runs the shards at once, each in a process on its env, then the
-// tests that run alone one by one on the first env; it returns the seconds
-// each test took and whether any failed.
-func runAll(bin, pkg, tool string, envs []string, shards [][]string, load []float64, last []string, secs seconds, timeout time.Duration) (map[string]float64, bool) {
+// runAll runs the shards at once, each taking tests from q on its env,
+// then the tests that run alone one by one on the first env; it returns
+// the seconds each test took and whether any failed.
+func runAll(bin, pkg, tool string, envs []string, q *tests, last []string, secs seconds, timeout time.Duration) (map[string]float64, bool) {
 	start := time.Now()
 	measured := map[string]float64{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	failed := false
-	for i, tests := range shards {
+	for i := range envs {
 		wg.Go(func() {
 			env := append(readEnv(envs[i]), "OLTPBENCH_TEST_BIN="+tool, "OLTPBENCH_TEST_SHARED=1")
-			out, ok, took := runTests(bin, pkg, tests, env, timeout)
+			var ran []string
+			var planned float64
+			var took time.Duration
+			shardOK := true
+			for {
+				name, ok := q.next(i == 0)
+				if !ok {
+					break
+				}
+				out, ok, d := runTests(bin, pkg, []string{name}, env, timeout)
+				mu.Lock()
+				failed = !report(fmt.Sprintf("shard %d/%d", i+1, len(envs)), false, []string{name}, out, ok, d, secs.of(name), measured) || failed
+				mu.Unlock()
+				ran, planned, took = append(ran, name), planned+secs.of(name), took+d
+				shardOK = shardOK && ok
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			report(fmt.Sprintf("shard %d/%d", i+1, len(shards)), tests, out, ok, took, load[i], measured)
-			failed = failed || !ok
+			fmt.Printf("testshards: %-12s %3d tests %6.0f s (planned %4.0f s)  %s\n", fmt.Sprintf("shard %d/%d", i+1, len(envs)), len(ran), took.Seconds(), planned, verdict(shardOK))
 		})
 	}
 	wg.Wait()
-	fmt.Printf("testshards: %s: %d shards in %.0f s\n", pkg, len(shards), time.Since(start).Seconds())
+	fmt.Printf("testshards: %s: %d shards in %.0f s\n", pkg, len(envs), time.Since(start).Seconds())
 	for _, n := range last {
 		env := append(readEnv(envs[0]), "OLTPBENCH_TEST_BIN="+tool)
 		out, ok, took := runTests(bin, pkg, []string{n}, env, timeout)
-		report("alone", []string{n}, out, ok, took, secs.of(n), measured)
-		failed = failed || !ok
+		failed = !report("alone", true, []string{n}, out, ok, took, secs.of(n), measured) || failed
 	}
 	fmt.Printf("testshards: %s: %d tests in %.0f s\n", pkg, len(measured), time.Since(start).Seconds())
 	return measured, failed
 }
 
-// assign spreads the tests over n shards, longest first onto the least
-// loaded (pinned ones onto the first), and leaves out those that run
-// alone, returned last.
-func assign(names []string, n int, alone map[string]bool, pin *regexp.Regexp, secs seconds) (shards [][]string, load []float64, last []string) {
-	shards, load = make([][]string, n), make([]float64, n)
-	sort.Slice(names, func(i, j int) bool { return secs.of(names[i]) > secs.of(names[j]) })
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "FAIL"
+}
+
+// tests is the shards' queue: the pinned tests, for the first shard only,
+// then the rest, each list longest first.
+type tests struct {
+	mu          sync.Mutex
+	pinned, all []string
+}
+
+// next is the next test for a shard (first: the first shard), and false
+// when none is left for it.
+func (q *tests) next(first bool) (string, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, l := range []*[]string{&q.pinned, &q.all} {
+		if l == &q.pinned && !first || len(*l) == 0 {
+			continue
+		}
+		name := (*l)[0]
+		*l = (*l)[1:]
+		return name, true
+	}
+	return "", false
+}
+
+// queue orders the tests longest first, the pinned ones apart, and leaves
+// out those that run alone, returned last.
+func queue(names []string, alone map[string]bool, pin *regexp.Regexp, secs seconds) (q *tests, last []string) {
+	q = &tests{}
+	sort.SliceStable(names, func(i, j int) bool { return secs.of(names[i]) > secs.of(names[j]) })
 	for _, name := range names {
-		i := 0
 		switch {
 		case alone[name]:
 			last = append(last, name)
-			continue
 		case pin != nil && pin.MatchString(name):
+			q.pinned = append(q.pinned, name)
 		default:
-			for k := range load {
-				if load[k] < load[i] {
-					i = k
-				}
-			}
+			q.all = append(q.all, name)
 		}
-		shards[i] = append(shards[i], name)
-		load[i] += secs.of(name)
 	}
-	return shards, load, last
+	return q, last
 }
 
 func fail(format string, args ...any) {
@@ -264,7 +318,7 @@ func runTests(bin, dir string, tests []string, env []string, timeout time.Durati
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "tool", "test2json", "-t", bin, "-test.run", "^("+strings.Join(tests, "|")+")$",
+	cmd := exec.CommandContext(ctx, test2json, "-t", bin, "-test.run", "^("+strings.Join(tests, "|")+")$",
 		"-test.count=1", "-test.v", "-test.timeout="+timeout.String())
 	cmd.Dir, cmd.Env = dir, env
 	t0 := time.Now()
@@ -272,15 +326,21 @@ func runTests(bin, dir string, tests []string, env []string, timeout time.Durati
 	return string(out), err == nil, time.Since(t0)
 }
 
+// test2json is Go's test2json, built once into the run's folder (go tool
+// costs a third of a CPU-second a call, and a test is a call).
+var test2json string
+
 // event is one line of test2json.
 type event struct {
 	Action, Test, Output string
 	Elapsed              float64
 }
 
-// report prints one line for a shard and, when it failed, the output of
-// each test that failed (or of the process, when no test did).
-func report(what string, tests []string, out string, ok bool, took time.Duration, planned float64, measured map[string]float64) {
+// report prints one line for a run of tests (always, or when it failed)
+// and, when it failed, the output of each test that failed (or of the
+// process, when no test did); it records the seconds of each test and
+// says whether the run passed.
+func report(what string, always bool, tests []string, out string, ok bool, took time.Duration, planned float64, measured map[string]float64) bool {
 	outputs := map[string]*strings.Builder{}
 	var failed []string
 	var rest strings.Builder
@@ -305,15 +365,18 @@ func report(what string, tests []string, out string, ok bool, took time.Duration
 			}
 		}
 	}
-	verdict := "ok"
+	v := "ok"
 	if !ok {
-		verdict = "FAIL " + strings.Join(failed, " ")
+		v = "FAIL " + strings.Join(append(failed, tests...)[:max(len(failed), 1)], " ")
 	}
-	fmt.Printf("testshards: %-12s %3d tests %6.0f s (planned %4.0f s)  %s\n", what, len(tests), took.Seconds(), planned, verdict)
+	if always || !ok {
+		fmt.Printf("testshards: %-12s %3d tests %6.0f s (planned %4.0f s)  %s\n", what, len(tests), took.Seconds(), planned, v)
+	}
 	for _, name := range failed {
 		fmt.Print(outputs[name].String())
 	}
 	if !ok && len(failed) == 0 {
 		fmt.Print(rest.String())
 	}
+	return ok
 }
