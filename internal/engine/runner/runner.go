@@ -421,6 +421,7 @@ func (r *run) control(ctx context.Context, c *clock, rep measure.Reporter, live 
 			iv, cur := r.interval(now, lastAt, last, time.Millisecond)
 			r.report(rep, iv)
 			last, lastAt = cur, now
+			c.nextTick(now)
 		case <-c.checkpoint:
 			// Counters and totals start anew (sysbench's checkpoint), but
 			// the clock and the report interval in progress go on.
@@ -455,7 +456,7 @@ type clock struct {
 	checkpoints                      []time.Duration
 	origin                           time.Time
 	timers                           []*time.Timer
-	ticker                           *time.Ticker
+	ticker                           *time.Timer
 }
 
 func newClock(cfg Config, start time.Time) *clock {
@@ -476,13 +477,23 @@ func (c *clock) measure(at time.Time) {
 		c.deadline = c.after(max(time.Until(at.Add(c.duration)), 0))
 	}
 	if c.interval > 0 {
-		c.ticker = time.NewTicker(c.interval)
+		c.ticker = time.NewTimer(max(time.Until(at.Add(c.interval)), 0))
 		c.tick = c.ticker.C
 	}
 	c.checkpoint = nil
 	if len(c.checkpoints) > 0 {
 		c.checkpoint = c.after(max(time.Until(at.Add(c.checkpoints[0])), 0))
 	}
+}
+
+// nextTick arms the report interval after the one that fired (at now) at
+// the next multiple of the interval since the measured start, as
+// sysbench's reports are: a tick handled late does not move the ones
+// after it, and the intervals end at whole multiples however long the
+// threads took to start.
+func (c *clock) nextTick(now time.Time) {
+	k := now.Sub(c.origin)/c.interval + 1
+	c.ticker.Reset(max(time.Until(c.origin.Add(k*c.interval)), 0))
 }
 
 // nextCheckpoint arms the checkpoint after the one that fired.

@@ -893,3 +893,26 @@ func TestNoEventAfterTheWindow(t *testing.T) {
 		t.Errorf("%d events started during the 300 ms read of the window's end (of %d): want none but the threads' last", n, f.Counts[measure.Events])
 	}
 }
+
+// TestIntervalsFromMeasuredStart: the report intervals end at multiples of
+// the interval since the measured start, however long after it the clock
+// was made (the threads' start on a busy machine): sysbench's [ 1s ],
+// [ 2s ], not [ 1.1s ], [ 2.1s ]; a tick handled late does not move the
+// next one.
+func TestIntervalsFromMeasuredStart(t *testing.T) {
+	start := time.Now().Add(-150 * time.Millisecond) // the run began 150 ms ago
+	c := newClock(Config{ReportInterval: 400 * time.Millisecond, Duration: time.Hour}, start)
+	defer c.stop()
+	for i, want := range []time.Duration{400 * time.Millisecond, 800 * time.Millisecond, 1200 * time.Millisecond} {
+		now := <-c.tick
+		// A timer fires late on a busy machine, never early.
+		if e := now.Sub(start); e < want || e > want+100*time.Millisecond {
+			t.Errorf("interval %d ends %v after the measured start, want %v", i+1, e, want)
+		}
+		if i == 1 {
+			time.Sleep(300 * time.Millisecond) // the second tick handled late
+			now = time.Now()
+		}
+		c.nextTick(now)
+	}
+}
