@@ -916,3 +916,36 @@ func TestIntervalsFromMeasuredStart(t *testing.T) {
 		c.nextTick(now)
 	}
 }
+
+// slowReporter holds the control loop up in its first interval report.
+type slowReporter struct {
+	hold time.Duration
+	held bool
+	cps  int
+}
+
+func (r *slowReporter) Interval(measure.Interval) {
+	if !r.held {
+		r.held = true
+		time.Sleep(r.hold)
+	}
+}
+func (r *slowReporter) Checkpoint(measure.Final) { r.cps++ }
+
+// TestCheckpointBeforeDeadline: a checkpoint and the run's end both due
+// when the control loop comes back (a busy machine held it): the
+// checkpoint is reported, then the run ends, every time.
+func TestCheckpointBeforeDeadline(t *testing.T) {
+	for i := 0; i < 10; i++ {
+		var rolled, closed atomic.Int64
+		ev := func(*worker.Thread) error { time.Sleep(time.Millisecond); return nil }
+		rep := &slowReporter{hold: 250 * time.Millisecond} // from 100 ms to 350 ms: past the checkpoint (200) and the end (300)
+		if _, err := Run(context.Background(), Config{Threads: 1, Duration: 300 * time.Millisecond, ReportInterval: 100 * time.Millisecond,
+			Checkpoints: []time.Duration{200 * time.Millisecond}}, &fakeConnector{}, factory(ev, &rolled, &closed), hist.NewRegistry([]string{"e"}, 1), rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.cps != 1 {
+			t.Fatalf("run %d: %d checkpoints reported, want 1", i+1, rep.cps)
+		}
+	}
+}
