@@ -25,9 +25,9 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-# cmd/oltpbench's integration tests run as TEST_SHARDS processes at once,
-# each against a MariaDB of its own (scripts/testshards); the first serves
-# the other packages' tests too.
+# cmd/oltpbench's integration tests run as TEST_SHARDS shards at once, each
+# against a MariaDB of its own, taking the tests from one queue
+# (scripts/testshards); the first serves the other packages' tests too.
 shards=${TEST_SHARDS:-6}
 dir="$PWD/.mariadb-test"
 shard_dirs=("$dir")
