@@ -374,8 +374,13 @@ func (p *Plan) checkStepTiming(i int, _ Workloads, _ map[string]int) error {
 		if d.v == "" {
 			continue
 		}
-		if v, err := time.ParseDuration(d.v); err != nil || v < 0 {
+		v, err := time.ParseDuration(d.v)
+		if err != nil || v < 0 {
 			return p.errAt(at(d.key), "step %q: %s = %q: a duration like 5m or 30s", s.Name, d.key, d.v)
+		}
+		if v%time.Second != 0 {
+			// The cells' --time and --warmup-time are whole seconds.
+			return p.errAt(at(d.key), "step %q: %s = %q: whole seconds, like %s", s.Name, d.key, d.v, max(v.Round(time.Second), time.Second))
 		}
 	}
 	if s.Time == "" {

@@ -197,6 +197,8 @@ func TestBadPlans(t *testing.T) {
 		{"type", head + step + "repeats = \"two\"\n", `b.toml:8:`},
 		{"zero threads", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [4, 0]\ntime = \"1s\"\n", `b.toml:6: step "oltp_point_select": threads 0: every level must be at least 1`},
 		{"bad time", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\ntime = \"5 minutes\"\n", `b.toml:7: step "oltp_point_select": time = "5 minutes": a duration like 5m or 30s`},
+		{"time below a second", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\ntime = \"500ms\"\n", `b.toml:7: step "oltp_point_select": time = "500ms": whole seconds, like 1s`},
+		{"warmup in parts of a second", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\ntime = \"5s\"\nwarmup = \"2.6s\"\n", `b.toml:8: step "oltp_point_select": warmup = "2.6s": whole seconds, like 3s`},
 		{"no time", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\n", `b.toml:4: step "oltp_point_select" needs time`},
 		{"repeats 0", head + step + "repeats = 0\n", `b.toml:8: step "oltp_point_select": repeats must be at least 1`},
 		{"other workload", head + step + "[[step]]\nworkload = \"tpcc\"\nthreads = [1]\ntime = \"1s\"\n", `b.toml:9: step 2 runs tpcc, but the plan's dataset is sysbench`},
