@@ -28,7 +28,7 @@ fi
 # cmd/oltpbench's integration tests run as TEST_SHARDS shards at once, each
 # against a MariaDB of its own, taking the tests from one queue
 # (scripts/testshards); the first serves the other packages' tests too.
-shards=${TEST_SHARDS:-6}
+shards=${TEST_SHARDS:-5}
 dir="$PWD/.mariadb-test"
 shard_dirs=("$dir")
 for i in $(seq 2 "$shards"); do shard_dirs+=("$PWD/.mariadb-test-$i"); done

@@ -175,10 +175,21 @@ func TestTPCCServerRestart(t *testing.T) {
 	db := "tpcc_restart"
 	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
-	cmd, so, se := startBackground(t, "tpcc", "run", "--warehouses=1", "--threads=4", "--time=10s", "--report-interval=1s",
+	// A long run, ended by Ctrl-C once New-Orders are done again after the
+	// restart: a fixed 10 s ran out before a busy machine's server had
+	// closed the connections.
+	cmd, so, se := startBackground(t, "tpcc", "run", "--warehouses=1", "--threads=4", "--time=120s", "--report-interval=1s",
 		"--mysql-host="+testHost, "--mysql-port="+testPort, "--mysql-user=root", "--db="+db)
 	waitFor(t, so, "[   2s]")
 	restartServer(t, scripts, dir)
+	after := len(so.String())
+	newOrders := regexp.MustCompile(`(?m)^\[ *\d+s\] new_order +count +[1-9]`)
+	eventually(t, 90*time.Second, "New-Orders after the restart", func() bool {
+		return newOrders.MatchString(so.String()[after:])
+	})
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("run failed: %v\n%s\n%s", err, se.String(), so.String())
 	}
