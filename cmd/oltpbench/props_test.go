@@ -155,10 +155,13 @@ func TestTPCCThrottleAndCount(t *testing.T) {
 	db := "tpcc_throttle"
 	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2"), "prepare")
-	r := tp(t, db, "run", "--warehouses=2", "--threads=8", "--time=8s", "--limit-tpm=12000", "--rand-seed=7", "--output=benchmarksql")
+	// 100 transactions a second on 16 terminals: each may take 160 ms and
+	// the pace still holds (12,000 a minute on 8 fell 4% behind beside
+	// make test's other shards). The seed fixes the arrivals.
+	r := tp(t, db, "run", "--warehouses=2", "--threads=16", "--time=8s", "--limit-tpm=6000", "--rand-seed=7", "--output=benchmarksql")
 	mustOK(t, r, "throttled run")
-	if got := bmsqlLine(t, r.stdout, "Measured tpmTOTAL"); got < 12000*0.98 || got > 12000*1.02 { // well below what the machine does, loaded or not
-		t.Errorf("tpmTOTAL %.0f, limit 12000: off by more than 2%%", got)
+	if got := bmsqlLine(t, r.stdout, "Measured tpmTOTAL"); got < 6000*0.98 || got > 6000*1.02 {
+		t.Errorf("tpmTOTAL %.0f, limit 6000: off by more than 2%%", got)
 	}
 	r = tp(t, db, "run", "--warehouses=2", "--threads=5", "--txns-per-terminal=123", "--output=benchmarksql")
 	mustOK(t, r, "count run")
