@@ -142,12 +142,53 @@ func runAll(bin, pkg, tool string, envs []string, q *tests, last []string, secs 
 	wg.Wait()
 	fmt.Printf("testshards: %s: %d shards in %.0f s\n", pkg, len(envs), time.Since(start).Seconds())
 	for _, n := range last {
+		if w := quiet(0.85, 30*time.Second); w > time.Second {
+			fmt.Printf("testshards: waited %.0f s for the machine to be quiet\n", w.Seconds())
+		}
 		env := append(readEnv(envs[0]), "OLTPBENCH_TEST_BIN="+tool)
 		out, ok, took := runTests(bin, pkg, []string{n}, env, timeout)
 		failed = !report("alone", true, []string{n}, out, ok, took, secs.of(n), measured) || failed
 	}
 	fmt.Printf("testshards: %s: %d tests in %.0f s\n", pkg, len(measured), time.Since(start).Seconds())
 	return measured, failed
+}
+
+// quiet waits, at most max, until the machine's CPUs were idle for at
+// least the share idle of half a second (/proc/stat): a test that needs
+// the machine alone does not start while the shards' servers still flush
+// what the shards wrote. It returns how long it waited.
+func quiet(idle float64, max time.Duration) time.Duration {
+	start := time.Now()
+	for time.Since(start) < max {
+		i0, t0, ok := cpuTimes()
+		time.Sleep(500 * time.Millisecond) // sampling the CPUs, not waiting on a race
+		i1, t1, ok1 := cpuTimes()
+		if !ok || !ok1 || t1 == t0 || float64(i1-i0)/float64(t1-t0) >= idle {
+			break
+		}
+	}
+	return time.Since(start)
+}
+
+// cpuTimes are the idle and total jiffies of all CPUs.
+func cpuTimes() (idle, total uint64, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, 0, false
+	}
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseUint(v, 10, 64)
+		total += n
+		if i == 3 || i == 4 { // idle, iowait
+			idle += n
+		}
+	}
+	return idle, total, true
 }
 
 func verdict(ok bool) string {
