@@ -33,6 +33,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/oltpbench/oltpbench/internal/engine/health"
 )
 
 type listFlag []string
@@ -154,41 +156,20 @@ func runAll(bin, pkg, tool string, envs []string, q *tests, last []string, secs 
 }
 
 // quiet waits, at most max, until the machine's CPUs were idle for at
-// least the share idle of half a second (/proc/stat): a test that needs
-// the machine alone does not start while the shards' servers still flush
-// what the shards wrote. It returns how long it waited.
+// least the share idle of half a second (health.HostCPU, /proc/stat): a
+// test that needs the machine alone does not start while the shards'
+// servers still flush what the shards wrote. It returns how long it waited.
 func quiet(idle float64, max time.Duration) time.Duration {
 	start := time.Now()
 	for time.Since(start) < max {
-		i0, t0, ok := cpuTimes()
+		b0, t0 := health.HostCPU()
 		time.Sleep(500 * time.Millisecond) // sampling the CPUs, not waiting on a race
-		i1, t1, ok1 := cpuTimes()
-		if !ok || !ok1 || t1 == t0 || float64(i1-i0)/float64(t1-t0) >= idle {
+		b1, t1 := health.HostCPU()
+		if t1 <= t0 || 1-float64(b1-b0)/float64(t1-t0) >= idle {
 			break
 		}
 	}
 	return time.Since(start)
-}
-
-// cpuTimes are the idle and total jiffies of all CPUs.
-func cpuTimes() (idle, total uint64, ok bool) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	if len(f) < 5 || f[0] != "cpu" {
-		return 0, 0, false
-	}
-	for i, v := range f[1:] {
-		n, _ := strconv.ParseUint(v, 10, 64)
-		total += n
-		if i == 3 || i == 4 { // idle, iowait
-			idle += n
-		}
-	}
-	return idle, total, true
 }
 
 func verdict(ok bool) string {

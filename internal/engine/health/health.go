@@ -57,7 +57,7 @@ var names = []string{"/cpu/classes/gc/total:cpu-seconds", "/cpu/classes/total:cp
 // Take samples the client now.
 func Take() Sample {
 	s := Sample{At: time.Now(), UsableCPUs: usableCPUs()}
-	s.HostBusy, s.HostTotal = hostCPU()
+	s.HostBusy, s.HostTotal = HostCPU()
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		s.User = time.Duration(ru.Utime.Nano())
@@ -84,9 +84,9 @@ func Take() Sample {
 	return s
 }
 
-// hostCPU is the busy and total time of the CPUs this process may run on,
+// HostCPU is the busy and total time of the CPUs this process may run on,
 // from /proc/stat's per-CPU lines (USER_HZ ticks: 100 a second on Linux).
-func hostCPU() (busy, total time.Duration) {
+func HostCPU() (busy, total time.Duration) {
 	data, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return 0, 0
