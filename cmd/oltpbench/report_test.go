@@ -67,8 +67,11 @@ func TestP95Search(t *testing.T) {
 	db := "slo"
 	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=5000", "--tables=2"), "prepare")
-	// The limit: three times the p95 of one thread. 64 threads queue on the
-	// machine's 2 cores far beyond that, so the edge lies inside the range.
+	// The limit: ten times the p95 of one thread, measured once beside the
+	// other shards: one thread stays under it when the machine grows busier
+	// after the measurement (three times failed so once), and 64 threads queue
+	// on the machine's 2 cores far beyond it, so the edge lies inside the range
+	// (and if 64 threads do not break it, the best row must be 64).
 	out := filepath.Join(t.TempDir(), "one.json")
 	mustOK(t, sb(t, db, "oltp_read_only", "run", "--threads=1", "--time=1", "--tables=2", "--table-size=5000", "--result-file="+out), "one thread")
 	b, _ := os.ReadFile(out)
@@ -77,7 +80,7 @@ func TestP95Search(t *testing.T) {
 		t.Fatalf("no p95 in %s", b)
 	}
 	p95one, _ := strconv.ParseFloat(string(m1[1]), 64)
-	limitMs := 3 * p95one
+	limitMs := 10 * p95one
 	limit := strconv.FormatFloat(limitMs*1000, 'f', 0, 64) + "us"
 	r := sb(t, db, "oltp_read_only", "run", "--threads=1-64", "--p95-slo="+limit, "--slo-steps=8", "--time=1", "--tables=2", "--table-size=5000")
 	mustOK(t, r, "search")
