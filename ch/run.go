@@ -1,6 +1,7 @@
 package ch
 
 import (
+	"context"
 	"database/sql/driver"
 	"fmt"
 	"io"
@@ -234,6 +235,7 @@ type killer struct {
 	once sync.Once
 	pool *conn.Pool
 	err  error
+	sent atomic.Int64 // kills the server has answered
 }
 
 func (k *killer) kill(id int64) error {
@@ -241,7 +243,14 @@ func (k *killer) kill(id int64) error {
 	if k.err != nil {
 		return k.err
 	}
-	_, err := k.pool.DB(0).Exec(fmt.Sprintf("KILL QUERY %d", id))
+	// Bounded as a connect is: a server too busy to take the kill in that
+	// time is sent it again (stream.watch).
+	ctx, cancel := context.WithTimeout(context.Background(), k.pool.Timeout())
+	defer cancel()
+	_, err := k.pool.DB(0).ExecContext(ctx, fmt.Sprintf("KILL QUERY %d", id))
+	if err == nil {
+		k.sent.Add(1)
+	}
 	return err
 }
 

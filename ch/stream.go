@@ -71,6 +71,10 @@ func (s *stream) Wait(stop <-chan struct{}) bool {
 	}
 }
 
+// killAgain is how long a killed query may still run before the kill is
+// sent again.
+const killAgain = 200 * time.Millisecond
+
 const (
 	notKilled int32 = iota
 	timedOut
@@ -136,7 +140,20 @@ func (s *stream) watch(why *atomic.Int32) (done func()) {
 		case <-expire:
 			why.Store(timedOut)
 		}
-		s.r.killer.kill(s.id)
+		// The kill is sent again until the query ends: on a busy machine
+		// it can reach the server before the query does (both wait for a
+		// CPU), and a KILL QUERY on an idle connection kills nothing.
+		again := time.NewTimer(0)
+		defer again.Stop()
+		for {
+			select {
+			case <-finished:
+				return
+			case <-again.C:
+				s.r.killer.kill(s.id)
+				again.Reset(killAgain)
+			}
+		}
 	}()
 	return func() {
 		close(finished)

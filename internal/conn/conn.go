@@ -326,7 +326,7 @@ func (p *Pool) describeMsg(ep Endpoint, err error) error {
 	case errors.As(err, &me):
 		return fmt.Errorf("connecting to %s: %s (error %d)", ep, Redact(me.Message, p.opts.Password), me.Number)
 	case isTimeout(err):
-		return fmt.Errorf("cannot connect to %s: timed out after %s; check --mysql-host/--mysql-port and that the server is up", ep, p.timeout())
+		return fmt.Errorf("cannot connect to %s: timed out after %s; check --mysql-host/--mysql-port and that the server is up", ep, p.Timeout())
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("cannot connect to %s: connection refused; check --mysql-host/--mysql-port and that the server is up", ep)
 	default:
@@ -334,7 +334,9 @@ func (p *Pool) describeMsg(ep Endpoint, err error) error {
 	}
 }
 
-func (p *Pool) timeout() time.Duration {
+// Timeout bounds a connect (--mysql-connect-timeout, 10 s if unset), and an
+// administrative statement sent beside a run.
+func (p *Pool) Timeout() time.Duration {
 	if p.opts.ConnectTimeout == 0 {
 		return 10 * time.Second
 	}
@@ -366,7 +368,7 @@ func (c *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	// frozen one: the kernel accepts for it) would hold the handshake, and
 	// --init-sql, forever. The context ends only the connect: the driver
 	// stops watching it once the connection is made.
-	ctx, cancel := context.WithTimeout(ctx, c.pool.timeout())
+	ctx, cancel := context.WithTimeout(ctx, c.pool.Timeout())
 	defer cancel()
 	dc, err := c.base.Connect(ctx)
 	if err != nil {
