@@ -67,25 +67,35 @@ func TestP95Search(t *testing.T) {
 	db := "slo"
 	freshDB(t, db)
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=5000", "--tables=2"), "prepare")
-	// The limit: ten times the p95 of one thread, measured once beside the
-	// other shards: one thread stays under it when the machine grows busier
-	// after the measurement (three times failed so once), and 64 threads queue
-	// on the machine's 2 cores far beyond it, so the edge lies inside the range
-	// (and if 64 threads do not break it, the best row must be 64).
-	out := filepath.Join(t.TempDir(), "one.json")
-	mustOK(t, sb(t, db, "oltp_read_only", "run", "--threads=1", "--time=1", "--tables=2", "--table-size=5000", "--result-file="+out), "one thread")
-	b, _ := os.ReadFile(out)
-	m1 := regexp.MustCompile(`"95": ([\d.]+)`).FindSubmatch(b)
-	if m1 == nil {
-		t.Fatalf("no p95 in %s", b)
+	// The limit: six times the p95 of one thread, measured once beside the
+	// other shards. One thread stays under it when the machine grows busier
+	// after the measurement (three times failed so once); 256 threads queue
+	// on the machine's 2 cores far beyond it (64 reached only seven times,
+	// so ten times failed once): the edge lies inside the range.
+	// If the machine grew busier still and one thread breaks the limit (the
+	// search then refuses the range in one line), the limit is measured
+	// again, twice at most.
+	var r res
+	var limitMs float64
+	for try := 0; try < 3; try++ {
+		out := filepath.Join(t.TempDir(), "one.json")
+		mustOK(t, sb(t, db, "oltp_read_only", "run", "--threads=1", "--time=1", "--tables=2", "--table-size=5000", "--result-file="+out), "one thread")
+		b, _ := os.ReadFile(out)
+		m1 := regexp.MustCompile(`"95": ([\d.]+)`).FindSubmatch(b)
+		if m1 == nil {
+			t.Fatalf("no p95 in %s", b)
+		}
+		p95one, _ := strconv.ParseFloat(string(m1[1]), 64)
+		limitMs = 6 * p95one
+		limit := strconv.FormatFloat(limitMs*1000, 'f', 0, 64) + "us"
+		r = sb(t, db, "oltp_read_only", "run", "--threads=1-256", "--p95-slo="+limit, "--slo-steps=10", "--time=1", "--tables=2", "--table-size=5000")
+		if r.code == 0 || !strings.Contains(r.stderr, "even 1 threads exceed the p95 limit") {
+			break
+		}
 	}
-	p95one, _ := strconv.ParseFloat(string(m1[1]), 64)
-	limitMs := 10 * p95one
-	limit := strconv.FormatFloat(limitMs*1000, 'f', 0, 64) + "us"
-	r := sb(t, db, "oltp_read_only", "run", "--threads=1-64", "--p95-slo="+limit, "--slo-steps=8", "--time=1", "--tables=2", "--table-size=5000")
 	mustOK(t, r, "search")
 	steps := strings.Count(r.stdout, "== p95 search, step")
-	if steps < 2 || steps > 8 {
+	if steps < 2 || steps > 10 {
 		t.Fatalf("%d steps", steps)
 	}
 	m := regexp.MustCompile(`Best within p95 <= \S+: sysbench/oltp_read_only\n\| (\d+) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.]+) \|`).FindStringSubmatch(r.stdout)
@@ -94,7 +104,7 @@ func TestP95Search(t *testing.T) {
 	}
 	best, _ := strconv.Atoi(m[1])
 	p95, _ := strconv.ParseFloat(m[2], 64)
-	if p95 > limitMs+0.01 || best < 1 || best > 64 {
+	if p95 > limitMs+0.01 || best < 1 || best > 256 {
 		t.Errorf("best %d threads at p95 %v ms", best, p95)
 	}
 	broke := false
@@ -103,7 +113,7 @@ func TestP95Search(t *testing.T) {
 			broke = true
 		}
 	}
-	if !broke && best != 64 {
+	if !broke && best != 256 {
 		t.Errorf("no measured thread count above %d broke the limit:\n%s", best, r.stdout)
 	}
 }
