@@ -23,6 +23,11 @@ func TestErrorsAreWrapped(t *testing.T) {
 	fset := token.NewFileSet()
 	checked := 0
 	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		// Hidden folders hold no code, and the test servers' data folders
+		// (.mariadb-test-N) change under the walk while the other shards run.
+		if d != nil && d.IsDir() && path != "../.." && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
