@@ -22,7 +22,7 @@ trap 'cp "$dir/error.log" "$OUT/mariadb-error.log" 2>/dev/null; taskset -a -p "$
 pin() { for _ in 1 2 3 4 5 6 7 8 9 10; do taskset -a -p "$1" "$pid" >/dev/null 2>&1 && return 0; sleep 0.2; done; taskset -a -p "$1" "$pid"; }
 sql() { mysql -uroot -h127.0.0.1 -P"$OLTPBENCH_TEST_PORT" -e "$1"; }
 for p in $PLANS; do
-  conn=(--mysql-host=127.0.0.1 --mysql-port="$OLTPBENCH_TEST_PORT" --mysql-user=root --mysql-db="${p%%-*}")
+  conn=(--mysql-host=127.0.0.1 --mysql-port="$OLTPBENCH_TEST_PORT" --mysql-user=root --mysql-db="${p//-/_}") # a database per plan: each verifies its own dataset
   rm -rf "$OUT/$p"
   bin/oltpbench plan show "deploy/plans/$p.toml" --scale="${SCALE[$p]}" | tail -1
   start=$(date +%s)
