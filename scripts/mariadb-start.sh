@@ -42,8 +42,12 @@ else
        go run "$(dirname "$0")/freeport.go")
 fi
 # Small buffer pool by default: tests and demo; benchmarks pass a bigger one.
+# MARIADB_EXTRA_ARGS adds server options (later ones win); MARIADB_CPUS
+# pins the server to those CPUs (taskset -c), a slower "version".
 bp=${MARIADB_BUFFER_POOL:-1G}
-mariadbd --no-defaults --user=root --datadir="$dir/data" --tmpdir="$dir/tmp" --socket="$dir/mysqld.sock" \
+pin=()
+if [ -n "${MARIADB_CPUS:-}" ]; then pin=(taskset -c "$MARIADB_CPUS"); fi
+"${pin[@]}" mariadbd --no-defaults --user=root --datadir="$dir/data" --tmpdir="$dir/tmp" --socket="$dir/mysqld.sock" \
   --port="$port" --bind-address=127.0.0.1 --pid-file="$dir/mysqld.pid" \
   --log-error="$dir/error.log" --skip-name-resolve \
   --innodb-buffer-pool-size="$bp" --innodb-log-file-size=1G --max-connections=5000 \

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +19,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/engine/pipeline"
 	"github.com/oltpbench/oltpbench/internal/engine/plan"
 	"github.com/oltpbench/oltpbench/internal/metrics"
+	"github.com/oltpbench/oltpbench/internal/report/compare"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
@@ -24,6 +29,8 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 	var scale float64
 	var resultDir string
 	var mf metrics.Flags
+	var versions []string
+	var failOn string
 	show := &cobra.Command{
 		Use:   "show PLAN [--scale=X]",
 		Short: "print the cells of a plan and its total time, without running anything",
@@ -34,6 +41,9 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 				return err
 			}
 			plan.Show(cmd.OutOrStdout(), p, cells)
+			if p.Versions != nil {
+				fmt.Fprintln(cmd.OutOrStdout(), plan.DescribeVersions(p, cells))
+			}
 			return nil
 		},
 	}
@@ -54,6 +64,15 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("versions") {
+				if err := p.SetVersions(versions); err != nil {
+					return err
+				}
+			}
+			limit, err := parseFailOn(failOn, p)
+			if err != nil {
+				return err
+			}
 			for _, a := range extra {
 				if plan.ReservedArg(a) {
 					return fmt.Errorf("%s after -- is the plan's to set: change the plan, or give it to plan run before --", a)
@@ -71,9 +90,18 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return plan.Execute(ctx, p, cs, resultDir, pr.out, plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Progress: pr.progress, Reset: rh})
+			h := plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Progress: pr.progress, Reset: rh}
+			if p.Versions == nil {
+				return plan.Execute(ctx, p, cs, resultDir, pr.out, h)
+			}
+			h.Versions = plan.VersionHooks{Ready: pr.ready, Report: func(ctx context.Context, dir string, dirs, labels []string, out io.Writer) error {
+				return versionsReport(dir, dirs, labels, out, pr.errw, failOn, limit)
+			}}
+			return plan.ExecuteVersions(ctx, p, cs, resultDir, pr.out, h)
 		},
 	}
+	runCmd.Flags().StringSliceVar(&versions, "versions", nil, "run these versions of the plan's [versions] (comma-separated, in release order) instead of its list")
+	runCmd.Flags().StringVar(&failOn, "fail-on", "", "a plan with [versions]: exit 1 when a cell's throughput fell significantly by more than this from the previous version to the last, e.g. regression:5%")
 	runCmd.Flags().Float64Var(&scale, "scale", 0, "multiply the plan's durations and scaled sizes by this (0: the plan's own scale)")
 	mf.Register(runCmd.Flags())
 	runCmd.Flags().StringVar(&resultDir, "result-dir", "", "folder for the cells' result files; running the plan again into it redoes only the unfinished cells")
@@ -197,6 +225,71 @@ func (pr *planRunner) resetHooks() (plan.ResetHooks, error) {
 		},
 		Env: co.CommandEnv(),
 	}, nil
+}
+
+// ready asks the server for its version once, within ctx: a deployed
+// version answers.
+func (pr *planRunner) ready(ctx context.Context) (string, error) {
+	_, co, err := pr.command(pr.p.DatasetArgs(true), "prepare", false, io.Discard)
+	if err != nil {
+		return "", err
+	}
+	co.DB = "" // a new version's server may not have the database yet
+	pool, err := conn.Open(co, 1)
+	if err != nil {
+		return "", err
+	}
+	defer pool.Close()
+	var v string
+	if err := pool.DB(0).QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
+// parseFailOn reads plan run's --fail-on, which needs [versions].
+func parseFailOn(failOn string, p *plan.Plan) (float64, error) {
+	if failOn == "" {
+		return 0, nil
+	}
+	if p.Versions == nil {
+		return 0, errors.New("--fail-on compares versions: give the plan a [versions] table, or compare plan runs with oltpbench report compare --fail-on")
+	}
+	return compare.ParseFailOn(failOn)
+}
+
+// versionsReport is a versions plan's report compare of all versions in
+// release order: text on out, markdown and HTML beside the results, and
+// the --fail-on gate.
+func versionsReport(dir string, dirs, labels []string, out, errw io.Writer, failOn string, limit float64) error {
+	vs, err := compareVersions(dirs, nil, nil, labels, "", "")
+	if err != nil {
+		return err
+	}
+	rep := compare.New(vs, describe)
+	fmt.Fprintf(out, "\n=== report compare of %s (also in %s and %s)\n\n", strings.Join(labels, ", "),
+		filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
+	if err := rep.Write(out, "text"); err != nil {
+		return err
+	}
+	for name, format := range map[string]string{"report.md": "markdown", "report.html": "html"} {
+		var b bytes.Buffer
+		if err := rep.Write(&b, format); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("cannot write the report: %w", err)
+		}
+	}
+	for _, t := range rep.Tables {
+		for _, w := range t.Warnings {
+			fmt.Fprintf(errw, "warning: %s: %s\n", t.Title, w)
+		}
+	}
+	if bad := rep.Regressions(limit); failOn != "" && len(bad) > 0 {
+		return fmt.Errorf("regression beyond %s: %s", strings.TrimPrefix(failOn, "regression:"), strings.Join(bad, "; "))
+	}
+	return nil
 }
 
 // warmup is the plan's warm-up, its lines on out.

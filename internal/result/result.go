@@ -65,6 +65,9 @@ type Result struct {
 	// Reset is how a plan restored the dataset before this run; its time
 	// is not the run's.
 	Reset *Reset `json:"reset,omitempty"`
+	// Version is the plan's version this run measured (a plan with
+	// [versions]): its name, what the server reported after its deploy.
+	Version *Version `json:"version,omitempty"`
 	// Evidence is what the server did over the measured window: its
 	// counters' changes and its statements' figures (internal/engine/evidence).
 	Evidence *Evidence `json:"evidence,omitempty"`
@@ -237,6 +240,20 @@ type Reset struct {
 	Skipped string `json:"skipped,omitempty"`
 	// Verified is what was checked of the dataset after it.
 	Verified string `json:"verified"`
+}
+
+// Version is the version of a plan's [versions] a run measured: the name
+// the plan gives it, the server's VERSION() once its deploy was answered,
+// and that deploy (when, and how long it and the wait for the server took).
+type Version struct {
+	Name        string    `json:"name"`
+	Reported    string    `json:"reported"`
+	Deployed    time.Time `json:"deployed"`
+	DeploySecs  float64   `json:"deploy_seconds"`
+	ReadySecs   float64   `json:"ready_seconds"`
+	Restore     string    `json:"restore"` // none, reload, reimport or command
+	RestoreSecs float64   `json:"restore_seconds"`
+	Verified    string    `json:"verified,omitempty"` // what was checked of the dataset after the restore
 }
 
 // ClientHealth is the benchmark client over a window (internal/engine/health).

@@ -22,6 +22,7 @@ type Hooks struct {
 	Measure  cells.Measure
 	Progress func(done, total int, c *cells.Cell, eta time.Duration) // optional: live metrics
 	Reset    ResetHooks                                              // for steps with a reset
+	Versions VersionHooks                                            // for a plan with [versions]
 }
 
 // Execute runs the plan's cells into dir: one plan run per folder at a time,

@@ -33,6 +33,8 @@ type Plan struct {
 	Dataset Dataset `toml:"dataset"`
 	Warmup  Warmup  `toml:"warmup"`
 	Steps   []Step  `toml:"step"`
+	// Versions, when set, runs every cell on each version (versions.go).
+	Versions *Versions `toml:"versions"`
 
 	path  string
 	lines keyLines
@@ -248,6 +250,9 @@ func (p *Plan) check(known Workloads) error {
 	}
 	if len(p.Steps) == 0 {
 		return p.errAt("", "the plan has no [[step]]")
+	}
+	if err := p.checkVersions(); err != nil {
+		return err
 	}
 	seen := map[string]int{}
 	for i := range p.Steps {
