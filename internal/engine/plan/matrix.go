@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -209,7 +210,18 @@ func (m *Matrix) hook(ctx context.Context, what, cmd, version string) error {
 	hctx, cancel := context.WithTimeoutCause(ctx, vs.timeout(), errHookTimeout)
 	defer cancel()
 	env := append([]string{"OLTPBENCH_VERSION=" + version}, m.h.Reset.Env...)
-	err = command.Exec(hctx, line, filepath.Dir(m.p.path), env, f)
+	// A plan run killed during a hook leaves it running: the next run
+	// ends it before its own, so that two deploys never overlap.
+	pidFile := filepath.Join(m.dir, ".hook.pid")
+	if b, err := os.ReadFile(pidFile); err == nil {
+		if pgid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && command.KillGroup(pgid, 10*time.Second) {
+			fmt.Fprintf(m.out, "A deploy or teardown left running by a plan run that was killed (process group %d): killed\n", pgid)
+		}
+	}
+	err = command.ExecGroup(hctx, line, filepath.Dir(m.p.path), env, f, func(pgid int) {
+		_ = os.WriteFile(pidFile, []byte(strconv.Itoa(pgid)), 0o644)
+	})
+	_ = os.Remove(pidFile)
 	var ee *command.ExitError
 	switch {
 	case err == nil:
