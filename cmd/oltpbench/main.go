@@ -77,7 +77,7 @@ func newRoot(args []string, inv workload.Invocation) *cobra.Command {
 	for _, s := range workload.All() {
 		root.AddCommand(workloadCommand(s, argsAfter(args, s.Name), inv))
 	}
-	root.AddCommand(csvCommand(args, inv), importCommand(), reportCommand(), planCommand(inv))
+	root.AddCommand(csvCommand(args, inv), importCommand(), reportCommand(), planCommand(inv), bisectCommand(inv))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.HasSubCommands() && !c.Runnable() {
 			group(c)

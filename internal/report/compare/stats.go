@@ -166,3 +166,12 @@ func (s Stat) String(unit string) string {
 	}
 	return fmt.Sprintf("%s %+.0f%% (%s, p=%.3f, %s)", unit, (s.Ratio-1)*100, ci, s.P, n)
 }
+
+// Judge compares two sets of throughputs as report compare judges a
+// cell's repeats (cand against base); for callers that decide on repeats
+// themselves (bisect).
+func Judge(base, cand []float64) Stat { return cellStat(base, cand) }
+
+// MinRepeats is the fewest repeats per side with which Judge can find a
+// significant difference at all.
+func MinRepeats() int { return minRepeats() }
