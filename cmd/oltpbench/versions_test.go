@@ -1,0 +1,303 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+// versionServer starts a private MariaDB for a test whose deploys restart
+// it (testdata/versions/deploy.sh), and returns its folder and connection.
+func versionServer(t *testing.T) (string, []string) {
+	t.Helper()
+	needServer(t)
+	scripts := os.Getenv("OLTPBENCH_TEST_SCRIPTS")
+	if scripts == "" {
+		t.Skip("needs scripts/test.sh's scripts")
+	}
+	dir := filepath.Join(t.TempDir(), "db")
+	t.Cleanup(func() { stopServer(t, dir, true); os.Remove(dir + ".fault") })
+	if o, err := exec.Command(filepath.Join(scripts, "mariadb-start.sh"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("starting the versions' server: %v %s", err, o)
+	}
+	port, err := os.ReadFile(filepath.Join(dir, "port"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, []string{"--mysql-host=127.0.0.1", "--mysql-port=" + strings.TrimSpace(string(port)), "--mysql-user=root", "--mysql-db=versions"}
+}
+
+// versionsPlan is a plan on the test's deploy script, with the server's
+// folder and keys put in.
+func versionsPlan(t *testing.T, srv, versionKeys, steps string) string {
+	t.Helper()
+	deploy, err := filepath.Abs("testdata/versions/deploy.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writePlan(t, fmt.Sprintf(`[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 10000 }
+[versions]
+deploy = "MDB_DIR=%s sh %s {version}"
+expect_version = "10.11.99-{version}"
+%s
+%s`, srv, deploy, versionKeys, steps))
+}
+
+// visitOrder is the versions of a plan run's visits, in order.
+func visitOrder(out string) string {
+	var vs []string
+	for _, m := range regexp.MustCompile(`(?m)^=== visit \d+/\d+: version (\S+),`).FindAllStringSubmatch(out, -1) {
+		vs = append(vs, m[1])
+	}
+	return strings.Join(vs, " ")
+}
+
+// TestVersionsPlan: three "versions" of one MariaDB deployed by a command
+// (B commits synced, C also on one CPU), a plan of two steps with 4
+// repeats: run unattended and interleaved (the order rotated each repeat),
+// every result records the version the server reported, and the report
+// at the end locates point select's drop between B and C. Alone: C's one
+// CPU against two is what the report must see, and other tests' load
+// would blur it.
+func TestVersionsPlan(t *testing.T) {
+	alone(t)
+	srv, conn := versionServer(t)
+	p := versionsPlan(t, srv, `list = ["A", "B", "C"]`, `[[step]]
+test = "oltp_point_select"
+threads = [2]
+time = "1s"
+repeats = 4
+[[step]]
+test = "oltp_write_only"
+threads = [2]
+time = "1s"
+repeats = 4
+`)
+	dir := t.TempDir()
+	r := ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dir, "--"}, conn...)...)
+	mustOK(t, r, "plan run")
+	if got, want := visitOrder(r.stdout), "A B C B C A C A B A B C"; got != want {
+		t.Errorf("visits %q, want %q (repeat by repeat, rotated)", got, want)
+	}
+	if !strings.Contains(r.stdout, "Versions: A, B, C, interleaved: 12 deploys, 8 cells each") {
+		t.Errorf("no account of the deploys before the start:\n%s", r.stdout)
+	}
+	for _, v := range []string{"A", "B", "C"} {
+		files := resultFiles(t, filepath.Join(dir, v))
+		if len(files) != 8 {
+			t.Errorf("%s holds %v, want 8 results", v, files)
+		}
+		for _, f := range files {
+			res, err := result.Read(filepath.Join(dir, v, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Version == nil || res.Version.Name != v || res.Version.Reported != "10.11.99-"+v || res.Server.Version != "10.11.99-"+v {
+				t.Errorf("%s/%s: version %+v, server %s", v, f, res.Version, res.Server.Version)
+			}
+		}
+	}
+	where := regexp.MustCompile(`(?m)^  2 threads: QPS -\d+% from A to C .*first between B and C`).FindString(section(r.stdout, "Point Select"))
+	if where == "" {
+		t.Errorf("the report does not locate point select's drop between B and C:\n%s", section(r.stdout, "Point Select"))
+	}
+	for _, f := range []string{"report.md", "report.html"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || !strings.Contains(string(b), "first between B and C") {
+			t.Errorf("%s: %v, or without the located pair", f, err)
+		}
+	}
+}
+
+// section is a text report's part from the line starting with title to
+// the next blank line.
+func section(out, title string) string {
+	i := strings.Index(out, "\n"+title)
+	if i < 0 {
+		return ""
+	}
+	s := out[i+1:]
+	if j := strings.Index(s, "\n\n"); j >= 0 {
+		s = s[:j]
+	}
+	return s
+}
+
+// TestVersionsFaults: a deploy that fails, one that hangs past its
+// timeout, one whose server never answers, one that brings up another
+// version, and the plan killed during a deploy: each stops the plan with
+// one line naming the version, the log and the fix; the same command then
+// finishes the matrix, nothing measured twice and nothing lost. Then the
+// plan killed during a cell of the second version.
+func TestVersionsFaults(t *testing.T) {
+	srv, conn := versionServer(t)
+	p := versionsPlan(t, srv, `list = ["A", "B"]
+timeout = "10s"
+ready_timeout = "4s"`, `[[step]]
+test = "oltp_point_select"
+threads = [1]
+time = "1s"
+repeats = 2
+`)
+	dir := t.TempDir()
+	args := append([]string{"plan", "run", p, "--result-dir", dir, "--"}, conn...)
+	fault := func(f string) {
+		t.Helper()
+		if f == "" {
+			os.Remove(srv + ".fault")
+			return
+		}
+		if err := os.WriteFile(srv+".fault", []byte(f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(dir, "B", "deploy.log")
+	first := filepath.Join(dir, "A", "oltp_point_select-1threads-r1.json")
+	var firstStart time.Time
+	for i, tc := range []struct{ fault, want string }{
+		{"B fail", "oltpbench: deploy of version B failed (exit status 3; its output is in " + log + "): fix it, then run the same command again to resume"},
+		{"B hang", "oltpbench: deploy of version B took longer than [versions] timeout = 10s and was killed (its output is in " + log + "): fix it or raise timeout, then run the same command again"},
+		{"B dead", "oltpbench: version B: the server did not answer within ready_timeout = 4s after its deploy ("},
+		{"B other", `oltpbench: version B: the server reports "10.11.99-other", which expect_version = "10.11.99-B" does not match: the deploy brought up another version (its output is in ` + log + `); fix the deploy or expect_version, then run the same command again`},
+	} {
+		fault(tc.fault)
+		start := time.Now()
+		r := ob(t, nil, args...)
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.HasPrefix(r.stderr, tc.want) {
+			t.Fatalf("%s: exit %d, stderr %q, want one line %q", tc.fault, r.code, r.stderr, tc.want)
+		}
+		if tc.fault == "B hang" && time.Since(start) > 25*time.Second {
+			t.Errorf("a deploy hung past its 10 s timeout stopped the plan after %s", time.Since(start))
+		}
+		if i == 0 {
+			res, err := result.Read(first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			firstStart = res.Start
+			if b, _ := os.ReadFile(log); !strings.Contains(string(b), "deploy: no package for B") {
+				t.Errorf("the deploy's output is not in its log:\n%s", b)
+			}
+		}
+	}
+	// Killed during a deploy: the next run ends that deploy first.
+	fault("B slow")
+	cmd, sc, _ := startBinary(t, args...)
+	for sc.Scan() {
+		if sc.Text() == "Deploy of version B" {
+			break
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // the deploy has started its sleep
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	fault("")
+	r := ob(t, nil, args...)
+	mustOK(t, r, "plan run after the faults")
+	if !strings.Contains(r.stdout, "Resuming: 1 of 4 cells are done") || !regexp.MustCompile(`A deploy or teardown left running by a plan run that was killed \(process group \d+\): killed`).MatchString(r.stdout) {
+		t.Errorf("the run after the faults:\n%s", r.stdout)
+	}
+	checkMatrix(t, dir, first, firstStart)
+
+	// Killed during a cell of the second version.
+	dir2 := t.TempDir()
+	args2 := append([]string{"plan", "run", p, "--result-dir", dir2, "--"}, conn...)
+	cmd, sc, _ = startBinary(t, args2...)
+	second := false
+	for sc.Scan() {
+		second = second || strings.HasPrefix(sc.Text(), "=== visit 2/3: version B")
+		if second && sc.Text() == "Threads started!" {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if !second {
+		t.Fatal("the plan never reached version B")
+	}
+	first2 := filepath.Join(dir2, "A", "oltp_point_select-1threads-r1.json")
+	res, err := result.Read(first2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := resultFiles(t, filepath.Join(dir2, "B")); len(f) != 0 {
+		t.Errorf("a cell killed midway left results %v", f)
+	}
+	r = ob(t, nil, args2...)
+	mustOK(t, r, "plan run after the kill")
+	if !strings.Contains(r.stdout, "Resuming: 1 of 4 cells are done") || visitOrder(r.stdout) != "B A" {
+		t.Errorf("resumed at the wrong place (visits %q):\n%s", visitOrder(r.stdout), r.stdout)
+	}
+	checkMatrix(t, dir2, first2, res.Start)
+}
+
+// checkMatrix: both versions hold both repeats, once each, and the first
+// cell's result is the one measured before the faults.
+func checkMatrix(t *testing.T, dir, first string, start time.Time) {
+	t.Helper()
+	want := []string{"oltp_point_select-1threads-r1.json", "oltp_point_select-1threads-r2.json"}
+	for _, v := range []string{"A", "B"} {
+		if f := resultFiles(t, filepath.Join(dir, v)); !slices.Equal(f, want) {
+			t.Errorf("%s holds %v, want %v", v, f, want)
+		}
+	}
+	res, err := result.Read(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Start.Equal(start) {
+		t.Errorf("%s was measured again: started %s, first %s", first, res.Start, start)
+	}
+}
+
+// TestBisectAt5, TestBisectAt2, TestBisectAt7: eight builds, the
+// regression (a synced commit, made by the deploy: fsync-bound, so other
+// tests' CPU load does not blur it) from build 5 on, then from 2 and from
+// 7: bisect names the last good and the first bad build, with at most
+// log2 probes besides the two ends; a second bisect into the same folder
+// reuses every result.
+func TestBisectAt5(t *testing.T) { testBisect(t, 5) }
+func TestBisectAt2(t *testing.T) { testBisect(t, 2) }
+func TestBisectAt7(t *testing.T) { testBisect(t, 7) }
+
+func testBisect(t *testing.T, bad int) {
+	srv, conn := versionServer(t)
+	p := versionsPlan(t, srv, `list = ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"]`, `[[step]]
+test = "oltp_write_only"
+threads = [2]
+time = "1s"
+repeats = 4
+`)
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "MDB_DIR=", fmt.Sprintf("BAD_FROM=%d MDB_DIR=", bad), 1)), 0o644)
+	dir := t.TempDir()
+	args := append([]string{"bisect", p, "--result-dir", dir, "--"}, conn...)
+	r := ob(t, nil, args...)
+	mustOK(t, r, "bisect")
+	want := fmt.Sprintf("Last good: b%d\nFirst bad: b%d\n", bad-1, bad)
+	probes := regexp.MustCompile(`(?m)^Probe b\d: .*: (good|bad)`).FindAllString(r.stdout, -1)
+	if !strings.Contains(r.stdout, want) || len(probes) > 3 {
+		t.Fatalf("regression from b%d: want %q within 3 probes, got %d:\n%s", bad, want, len(probes), r.stdout)
+	}
+	if md, err := os.ReadFile(filepath.Join(dir, "bisect.md")); err != nil || !strings.Contains(string(md), fmt.Sprintf("| first bad | b%d |", bad)) {
+		t.Errorf("bisect.md: %v\n%s", err, md)
+	}
+	if bad != 5 {
+		return
+	}
+	again := ob(t, nil, args...)
+	mustOK(t, again, "bisect again")
+	if strings.Contains(again.stdout, "Deploy of version") || !strings.Contains(again.stdout, want) {
+		t.Errorf("a second bisect into the same folder ran again:\n%s", again.stdout)
+	}
+}
