@@ -226,6 +226,7 @@ func readmeSubst() []readmeSub {
 		{`/tmp/try`, "try"},
 		{`\$k/4`, "1/1"},
 		{`plan run deploy/plans/sysbench-release\.toml`, "plan run small.toml"},
+		{`plan run deploy/plans/durability-versions\.toml`, "plan run deploy/plans/durability-versions.toml --scale=0.02"},
 		{`\$PORT\b`, p},
 		{` \.\.\.( |$)`, " " + strings.Join(readmeConn(), " ") + " "},
 	} {
@@ -436,6 +437,37 @@ var readmeRuns = map[string]readmeEntry{
 		obIn(t, dir, append([]string{"plan", "run", "small.toml", "--result-dir", "results/v6.1", "--"}, readmeConn()...)...)
 	}},
 	"oltpbench plan run deploy/plans/sysbench-release.toml --scale=0.001 --result-dir /tmp/try -- ...": {},
+	"oltpbench plan show deploy/plans/durability-versions.toml": {before: func(t *testing.T, dir string) {
+		for _, f := range []string{"durability-versions.toml", "durability.sh"} {
+			src, err := os.ReadFile("../../deploy/plans/" + f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeIn(t, dir, map[string]string{"deploy/plans/" + f: string(src)})
+		}
+		freshDB(t, "sbtest")
+		openDB(t, "").Exec("CREATE DATABASE sbtest")
+	}},
+	"oltpbench plan run deploy/plans/durability-versions.toml --result-dir results/durability -- ...": {},
+	"oltpbench plan run deploy/plans/durability-versions.toml --versions=durable,relaxed --fail-on=regression:5% --result-dir results/gate -- ...": {},
+	"oltpbench bisect nightly.toml --versions-file builds.txt --result-dir results/bisect -- --mysql-host=127.0.0.1 --mysql-port=4000": {custom: func(t *testing.T) {
+		// nightly.toml: builds deployed by the tests' deploy script on a
+		// server of their own, the regression from b3 on.
+		srv, conn := versionServer(t)
+		dir := t.TempDir()
+		p := versionsPlan(t, srv, `list = ["b1", "b4"]`, "[[step]]\ntest = \"oltp_write_only\"\nthreads = [2]\ntime = \"1s\"\nrepeats = 4\n")
+		b, _ := os.ReadFile(p)
+		writeIn(t, dir, map[string]string{"nightly.toml": strings.Replace(string(b), "MDB_DIR=", "BAD_FROM=3 MDB_DIR=", 1), "builds.txt": "b1\nb2\nb3\nb4\n"})
+		cmd := exec.Command(binPath, append([]string{"bisect", "nightly.toml", "--versions-file", "builds.txt", "--result-dir", "results/bisect", "--"}, conn...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Last good: b2\nFirst bad: b3\n") {
+			t.Errorf("bisect of b1..b4, bad from b3: %v\n%s", err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "results/bisect/bisect.md")); err != nil {
+			t.Error(err)
+		}
+	}},
 	"oltpbench report compare --baseline results/v6.1 --candidate results/v6.5 --format=markdown --fail-on=regression:5%": {
 		codes: []int{1}}, // two runs of one server differ by noise: the gate may fail them
 	"oltpbench sysbench oltp_point_select run --threads=150,300,600,900 --time=300 --cooldown=30s --result-dir=results/v3.0 ...": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
