@@ -448,7 +448,7 @@ var readmeRuns = map[string]readmeEntry{
 		freshDB(t, "sbtest")
 		openDB(t, "").Exec("CREATE DATABASE sbtest")
 	}},
-	"oltpbench plan run deploy/plans/durability-versions.toml --result-dir results/durability -- ...": {},
+	"oltpbench plan run deploy/plans/durability-versions.toml --result-dir results/durability -- ...":                                              {},
 	"oltpbench plan run deploy/plans/durability-versions.toml --versions=durable,relaxed --fail-on=regression:5% --result-dir results/gate -- ...": {},
 	"oltpbench bisect nightly.toml --versions-file builds.txt --result-dir results/bisect -- --mysql-host=127.0.0.1 --mysql-port=4000": {custom: func(t *testing.T) {
 		// nightly.toml: builds deployed by the tests' deploy script on a
