@@ -267,7 +267,7 @@ func TestArgumentErrors(t *testing.T) {
 		{[]string{"report", "histroy"}, `unknown command "histroy" for "oltpbench report": use compare, merge or show`},
 		{[]string{"plan", "foo"}, `unknown command "foo" for "oltpbench plan": use run or show`},
 		{[]string{"csv", "foo"}, `unknown command "foo" for "oltpbench csv": use ch, kv, sysbench or tpcc`},
-		{[]string{"sysbnch"}, `unknown command "sysbnch" for "oltpbench": use ch, completion, csv, import, kv, plan, report, sysbench or tpcc (did you mean sysbench?)`},
+		{[]string{"sysbnch"}, `unknown command "sysbnch" for "oltpbench": use bisect, ch, completion, csv, import, kv, plan, report, sysbench or tpcc (did you mean sysbench?)`},
 		{[]string{"tpcc", "run", "--output=xml"}, "--output=xml"},
 		{[]string{"csv", "sysbench", "a", "b", "--dir=x"}, "at most one test"},
 		{[]string{"csv", "tpcc", "a", "--dir=x"}, "tpcc has no tests"},
