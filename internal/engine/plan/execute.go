@@ -29,21 +29,11 @@ type Hooks struct {
 // the plan kept beside its results, the cells done before skipped (and
 // said so), then the dataset, the warm-up and the other cells.
 func Execute(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.Writer, h Hooks) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create --result-dir: %w", err)
-	}
-	// Two plan runs in one folder would run the same cells twice.
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := claim(p, dir)
 	if err != nil {
-		return fmt.Errorf("cannot write to --result-dir: %w", err)
+		return err
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return fmt.Errorf("another plan run is using %s: wait for it, or give another --result-dir", dir)
-	}
-	if err := p.WriteCopy(dir); err != nil {
-		return fmt.Errorf("cannot write to --result-dir: %w", err)
-	}
 	rs := &resets{p: p, h: h.Reset, warmup: h.Warmup, done: map[string]*result.Reset{}}
 	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: rs.measure(h.Measure), Progress: h.Progress}
 	todo, done, notes := ex.Pending(cs)
@@ -77,6 +67,28 @@ func Execute(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.
 	fmt.Fprintf(out, "\nPlan done: %d cells in %s (%d run now, %d done before). Compare two versions with: oltpbench report compare --baseline DIR_A --candidate DIR_B\n",
 		len(cs), dir, len(todo), len(done))
 	return nil
+}
+
+// claim makes dir the plan run's own: created, locked (two plan runs in
+// one folder would run the same cells twice) until the returned file is
+// closed, and the plan copied into it.
+func claim(p *Plan, dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create --result-dir: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write to --result-dir: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("another plan run is using %s: wait for it, or give another --result-dir", dir)
+	}
+	if err := p.WriteCopy(dir); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("cannot write to --result-dir: %w", err)
+	}
+	return lock, nil
 }
 
 // Show prints the plan's cells with their command lines, and its total time.

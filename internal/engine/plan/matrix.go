@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/command"
@@ -278,20 +277,11 @@ func (m *Matrix) restore(ctx context.Context, rs *resets, first *cells.Cell) err
 // at the first cell not done (its version deployed again), then the
 // report of all versions.
 func ExecuteVersions(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.Writer, h Hooks) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create --result-dir: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := claim(p, dir)
 	if err != nil {
-		return fmt.Errorf("cannot write to --result-dir: %w", err)
+		return err
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return fmt.Errorf("another plan run is using %s: wait for it, or give another --result-dir", dir)
-	}
-	if err := p.WriteCopy(dir); err != nil {
-		return fmt.Errorf("cannot write to --result-dir: %w", err)
-	}
 	vs := p.Versions
 	fmt.Fprintln(out, DescribeVersions(p, cs))
 	m := NewMatrix(p, dir, out, h)
