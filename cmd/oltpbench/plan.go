@@ -31,6 +31,7 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 	var mf metrics.Flags
 	var versions []string
 	var failOn string
+	var failOnBound bool
 	show := &cobra.Command{
 		Use:   "show PLAN [--scale=X]",
 		Short: "print the cells of a plan and its total time, without running anything",
@@ -95,12 +96,13 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 				return plan.Execute(ctx, p, cs, resultDir, pr.out, h)
 			}
 			h.Versions = plan.VersionHooks{Ready: pr.ready, Report: func(ctx context.Context, dir string, dirs, labels []string, out io.Writer) error {
-				return versionsReport(dir, dirs, labels, out, pr.errw, failOn, limit)
+				return versionsReport(dir, dirs, labels, out, pr.errw, failOn, limit, failOnBound)
 			}}
 			return plan.ExecuteVersions(ctx, p, cs, resultDir, pr.out, h)
 		},
 	}
 	runCmd.Flags().StringSliceVar(&versions, "versions", nil, "run these versions of the plan's [versions] (comma-separated, in release order) instead of its list")
+	runCmd.Flags().BoolVar(&failOnBound, "fail-on-client-bound", false, "with --fail-on, also count cells a version ran client-bound (left out by default: their verdicts measure the client)")
 	runCmd.Flags().StringVar(&failOn, "fail-on", "", "a plan with [versions]: exit 1 when a cell's throughput fell significantly by more than this from the previous version to the last, e.g. regression:5%")
 	runCmd.Flags().Float64Var(&scale, "scale", 0, "multiply the plan's durations and scaled sizes by this (0: the plan's own scale)")
 	mf.Register(runCmd.Flags())
@@ -261,12 +263,13 @@ func parseFailOn(failOn string, p *plan.Plan) (float64, error) {
 // versionsReport is a versions plan's report compare of all versions in
 // release order: text on out, markdown and HTML beside the results, and
 // the --fail-on gate.
-func versionsReport(dir string, dirs, labels []string, out, errw io.Writer, failOn string, limit float64) error {
+func versionsReport(dir string, dirs, labels []string, out, errw io.Writer, failOn string, limit float64, failOnBound bool) error {
 	vs, err := compareVersions(dirs, nil, nil, labels, "", "")
 	if err != nil {
 		return err
 	}
 	rep := compare.New(vs, describe)
+	rep.FailOnClientBound = failOnBound
 	fmt.Fprintf(out, "\n=== report compare of %s (also in %s and %s)\n\n", strings.Join(labels, ", "),
 		filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
 	if err := rep.Write(out, "text"); err != nil {
