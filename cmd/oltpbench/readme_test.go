@@ -452,11 +452,10 @@ var readmeRuns = map[string]readmeEntry{
 	"oltpbench plan run deploy/plans/durability-versions.toml --versions=durable,relaxed --fail-on=regression:5% --result-dir results/gate -- ...": {},
 	"oltpbench bisect nightly.toml --versions-file builds.txt --result-dir results/bisect -- --mysql-host=127.0.0.1 --mysql-port=4000": {custom: func(t *testing.T) {
 		// nightly.toml: builds deployed by the tests' deploy script on a
-		// server of their own, the regression from b2 on (6 repeats: as
-		// TestBisectAt5, other tests' load beside it).
+		// server of their own, the regression from b2 on.
 		srv, conn := versionServer(t)
 		dir := t.TempDir()
-		p := versionsPlan(t, srv, `list = ["b1", "b4"]`, "[[step]]\ntest = \"oltp_write_only\"\nthreads = [2]\ntime = \"1s\"\nrepeats = 6\n")
+		p := versionsPlan(t, srv, `list = ["b1", "b4"]`, "[[step]]\ntest = \"oltp_write_only\"\nthreads = [2]\ntime = \"1s\"\nrepeats = 5\n")
 		b, _ := os.ReadFile(p)
 		writeIn(t, dir, map[string]string{"nightly.toml": strings.Replace(string(b), "MDB_DIR=", "BAD_FROM=2 MDB_DIR=", 1), "builds.txt": "b1\nb2\nb3\n"})
 		cmd := exec.Command(binPath, append([]string{"bisect", "nightly.toml", "--versions-file", "builds.txt", "--result-dir", "results/bisect", "--"}, conn...)...)

@@ -4,7 +4,9 @@
 #   A, same   as the server starts
 #   B         a synced commit: innodb_flush_log_at_trx_commit=1, sync_binlog=1 (binlog on)
 #   C         B's settings, the server on one CPU
-#   bN        build N of a bisect: B's settings from build $BAD_FROM on
+#   bN        build N of a bisect: from build $BAD_FROM on, each commit waits
+#             10 ms for a group commit (binlog_commit_wait_usec): a regression
+#             that other processes' CPU load does not blur
 # A fault for one version, from the file $MDB_DIR.fault ("B fail"): fail
 # exits 3; hang never returns; slow waits 30 s first; dead returns with no
 # server up; other brings up a server that reports another version.
@@ -28,7 +30,9 @@ cpus=
 case "$v" in
 B) args="$args $synced" ;;
 C) args="$args $synced"; cpus=0 ;;
-b*) if [ "${v#b}" -ge "${BAD_FROM:-99}" ]; then args="$args $synced"; fi ;;
+b*) if [ "${v#b}" -ge "${BAD_FROM:-99}" ]; then
+    args="$args --log-bin=$MDB_DIR/binlog --server-id=1 --binlog-commit-wait-count=100 --binlog-commit-wait-usec=10000"
+  fi ;;
 esac
 [ "$mode" = other ] && args="--version=10.11.99-other"
 MARIADB_EXTRA_ARGS="$args" MARIADB_CPUS="$cpus" "$OLTPBENCH_TEST_SCRIPTS/mariadb-start.sh" "$MDB_DIR"
