@@ -81,7 +81,7 @@ type Config struct {
 	Seed       uint64 // the dataset's seed: the run's C_LAST constant derives from it
 	RunSeed    uint64
 	Weights    [numTx]int // deck composition
-	Wait       bool       // keying and think times
+	Wait       float64    // keying and think times' multiplier; 0: none
 	// StockPerLine updates New-Order's stock rows one statement per line, as
 	// go-tpc and BenchmarkSQL do, instead of one statement for the order.
 	StockPerLine bool
@@ -334,7 +334,7 @@ func (w *terminal) Wait(stop <-chan struct{}) bool {
 	in.cw, in.cd = in.w, in.d
 	w.tx[t].inputs(w, in)
 	st.next = t
-	if !w.r.cfg.Wait {
+	if w.r.cfg.Wait == 0 {
 		return true
 	}
 	pause := transactions[t].keying
@@ -343,7 +343,7 @@ func (w *terminal) Wait(stop <-chan struct{}) bool {
 		mean := transactions[st.last].think
 		pause += math.Min(-math.Log(1-st.rand.Float64())*mean, 10*mean)
 	}
-	tm := time.NewTimer(time.Duration(pause * float64(time.Second)))
+	tm := time.NewTimer(time.Duration(pause * w.r.cfg.Wait * float64(time.Second)))
 	defer tm.Stop()
 	select {
 	case <-tm.C:

@@ -252,7 +252,7 @@ func TestTPCCWaitMode(t *testing.T) {
 	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
 	r := tp(t, db, "run", "--warehouses=1", "--wait", "--time=4s", "--report-interval=0")
 	mustOK(t, r, "run")
-	if !strings.Contains(r.stdout, "1 warehouses, 10 threads") || !strings.Contains(r.stdout, "waits true") || !regexp.MustCompile(`efficiency: [\d.]+% \(`).MatchString(r.stdout) {
+	if !strings.Contains(r.stdout, "1 warehouses, 10 threads") || !strings.Contains(r.stdout, "waits on (the spec's)") || !regexp.MustCompile(`efficiency: [\d.]+% \(`).MatchString(r.stdout) {
 		t.Errorf("wait mode header:\n%s", r.stdout)
 	}
 	// The audit's lines pass; the run's own verdict (efficiency over 4 s of
@@ -268,6 +268,34 @@ func TestTPCCWaitMode(t *testing.T) {
 	}
 	if v, _ := strconv.ParseFloat(m[1], 64); v > 10*60/4 {
 		t.Errorf("tpmC %v: more New-Orders than terminals in 4 s", v)
+	}
+	// --wait=0.05: a twentieth of the waits, marked wherever a verdict is.
+	f := filepath.Join(t.TempDir(), "r.json")
+	r = tp(t, db, "run", "--warehouses=1", "--wait=0.05", "--time=4s", "--report-interval=0", "--result-file="+f)
+	mustOK(t, r, "run --wait=0.05")
+	if !strings.Contains(r.stdout, "waits x0.05 (not the spec's)") || !regexp.MustCompile(`efficiency: [\d.]+% of the ceiling at these waits, not at the spec's waits \(x0.05\)`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`(?m)^TPC-C run: (PASS|FAIL), not at the spec's waits \(x0.05\) \(`).MatchString(r.stdout) {
+		t.Errorf("--wait=0.05 not marked:\n%s", r.stdout)
+	}
+	// More transactions than the spec's waits allow: in 4 s a terminal does
+	// several (keying 0.1-0.9 s, think 0.25-0.6 s).
+	if m := regexp.MustCompile(`tpmC: ([\d.]+)`).FindStringSubmatch(r.stdout); m == nil {
+		t.Errorf("no tpmC")
+	} else if v, _ := strconv.ParseFloat(m[1], 64); v <= 10*60/4 {
+		t.Errorf("--wait=0.05: tpmC %v, no more than the spec's waits allow", v)
+	}
+	res, err := result.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Figures["wait"] != 0.05 || res.NotApplicable["spec_waits"] != "not at the spec's waits (x0.05)" || res.Figures["efficiency"] <= 0 {
+		t.Errorf("the result of --wait=0.05: figures %v, not applicable %v", res.Figures, res.NotApplicable)
+	}
+	for _, bad := range []string{"--wait=-1", "--wait=soon"} {
+		r := tp(t, db, "run", "--warehouses=1", bad, "--time=1s")
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "is not on, off or a multiplier of the keying and think times") {
+			t.Errorf("%s: exit %d, stderr %q", bad, r.code, r.stderr)
+		}
 	}
 }
 
