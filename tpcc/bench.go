@@ -48,7 +48,35 @@ func init() {
 			Aliases: map[string]string{"db": "mysql-db", "T": "threads"}, // go-tpc's
 			Outputs: []string{OutputBenchmarkSQL},
 		},
+		// tpcc search: the most warehouses served at the spec's mix and
+		// (scaled) waits, as CockroachDB's tpccbench searches them.
+		Capacity: &workload.Capacity{Unit: "warehouses", Size: "warehouses", Active: "active-warehouses", ThreadsPer: 10,
+			Requires: "wait", RequiresWhy: "tpcc search probes at the spec's keying and think times: add --wait (or --wait=0.05, a twentieth of them, on a small server)",
+			Verdict: capacityVerdict},
 	})
+}
+
+// capacityVerdict judges a search's probe as a --wait run is judged
+// (Summary.Passed): efficiency at least 85% and every 90th percentile
+// response time within its limit, from the figures its result keeps.
+func capacityVerdict(r *result.Result) (bool, string) {
+	eff, ok := r.Figures["efficiency"]
+	if !ok {
+		return false, "no efficiency in its result (a run without --wait)"
+	}
+	var failed []string
+	if eff < 85 {
+		failed = append(failed, fmt.Sprintf("efficiency %.1f%% < 85%%", eff))
+	}
+	for t, name := range TxNames {
+		if v, ok := r.Figures["p90_"+name]; ok && v > ResponseLimits[t] {
+			failed = append(failed, fmt.Sprintf("p90 %s %.2f s > %.0f s", name, v, ResponseLimits[t]))
+		}
+	}
+	if len(failed) > 0 {
+		return false, strings.Join(failed, ", ")
+	}
+	return true, fmt.Sprintf("efficiency %.1f%%, p90 new_order %.3f s", eff, r.Figures["p90_new_order"])
 }
 
 // upgradeFormat1 reads a TPC-C result of the first file format, which kept

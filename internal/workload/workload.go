@@ -64,6 +64,26 @@ type Spec struct {
 
 	// Peer is what a workload that is a drop-in for another tool declares.
 	Peer Peer
+
+	// Capacity, when set, gives the workload a search command: the most
+	// units (TPC-C's warehouses) a server sustains while its runs pass.
+	Capacity *Capacity
+}
+
+// Capacity is how `oltpbench NAME search` probes a workload: runs on the
+// first N units of the loaded dataset, ThreadsPer threads a unit, each
+// judged by Verdict.
+type Capacity struct {
+	Unit       string // what is counted, plural: "warehouses"
+	Size       string // the option of the loaded size: "warehouses"
+	Active     string // the option that runs on the first N units: "active-warehouses"
+	ThreadsPer int    // threads a unit: 10 terminals a warehouse
+	// Requires is an option the search needs set (not off, not 0), and
+	// RequiresWhy the line that says so.
+	Requires, RequiresWhy string
+	// Verdict judges a probe's result: passed, and why in a few words
+	// (the figures that decided).
+	Verdict func(r *result.Result) (pass bool, why string)
 }
 
 // Peer is how a workload speaks as another tool does: its option and

@@ -28,6 +28,7 @@ type Flags struct {
 	resultFile, output, configFile string
 
 	lv      levelFlags
+	search  searchFlags // a workload with a Capacity: its search command
 	metrics metrics.Flags
 	// A run is client-bound at this share of its CPUs (percent) or this
 	// scheduling latency p99.
@@ -58,6 +59,9 @@ type Flags struct {
 func (f *Flags) registerWorkload(fs *pflag.FlagSet, spec workload.Spec) {
 	fs.StringVar(&f.lv.threadsSpec, result.FlagThreads, spec.Threads, spec.ThreadsHelp)
 	f.lv.register(fs)
+	if spec.Capacity != nil {
+		f.search.register(fs, spec.Capacity)
+	}
 	f.conn.Register(fs, spec.DefaultDB, spec.DefaultUser)
 	options.AddList(fs, &f.ignoreErrors, "mysql-ignore-errors", spec.Retry, spec.RetryHelp)
 	fs.StringVar(&f.netIO, "net-io", "auto", "run: how connections wait for replies: blocking (a thread per connection, as C clients), poller (Go's network poller), or auto (blocking up to 8 threads per CPU)")

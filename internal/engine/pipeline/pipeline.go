@@ -121,6 +121,9 @@ func (p *Pipeline) Commands() []string {
 			c = append(c, x)
 		}
 	}
+	if p.spec.Capacity != nil {
+		c = append(c, "search")
+	}
 	return append(c, "cleanup")
 }
 
@@ -188,6 +191,16 @@ func (p *Pipeline) Drive(ctx context.Context, command string, args []string) err
 	// An alias names one of the pipeline's commands, not a workload's own.
 	if name, ok := p.spec.Peer.CommandAliases[command]; ok && slices.Contains(p.Commands(), name) && !slices.Contains(h.Peer.Commands, name) {
 		command = name
+	}
+	if err := p.f.search.only(p.fs, command); err != nil {
+		return err
+	}
+	if command == "search" && slices.Contains(p.Commands(), command) {
+		co, err := p.Begin("run", args) // its probes are runs
+		if err != nil {
+			return err
+		}
+		return p.searchCapacity(ctx, co)
 	}
 	co, err := p.Begin(command, args)
 	if err != nil {

@@ -1,0 +1,173 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/engine/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/linesearch"
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
+)
+
+// searchFlags are a search command's own options.
+type searchFlags struct {
+	estimate, precision, baseline int
+	above                         bool
+}
+
+var searchNames = []string{"estimate", "precision", "baseline-max", "above"}
+
+func (s *searchFlags) register(fs *pflag.FlagSet, c *workload.Capacity) {
+	fs.IntVar(&s.estimate, "estimate", 0, "search: the "+c.Unit+" to probe first (default: half the loaded --"+c.Size+")")
+	fs.IntVar(&s.precision, "precision", 0, "search: stop when the lowest failure is at most this above the highest pass (default: max(1, loaded/200))")
+	fs.IntVar(&s.baseline, "baseline-max", 0, "search: probe this many "+c.Unit+" first: a pass stops there (exit 0), a failure searches below (exit 1)")
+	fs.BoolVar(&s.above, "above", false, "search: with --baseline-max, search upward from a baseline that holds")
+}
+
+// only refuses the search's options on another command.
+func (s *searchFlags) only(fs *pflag.FlagSet, command string) error {
+	if command == "search" {
+		return nil
+	}
+	for _, n := range searchNames {
+		if f := fs.Lookup(n); f != nil && f.Changed {
+			return fmt.Errorf("--%s goes with the search command", n)
+		}
+	}
+	return nil
+}
+
+// searchCapacity is the search command: the most units the server
+// sustains, probe by probe, each a run on the first N units of the loaded
+// dataset with ThreadsPer threads a unit, judged by the workload's
+// Verdict. Each probe's result is a file in --result-dir; a search run
+// again reuses them.
+func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
+	c := p.spec.Capacity
+	if f := p.fs.Lookup(c.Requires); f != nil && (f.Value.String() == "off" || f.Value.String() == "0") {
+		return errors.New(c.RequiresWhy)
+	}
+	if f := p.fs.Lookup("estimate"); f.Changed && p.f.search.estimate == 0 {
+		return fmt.Errorf("invalid --estimate=0: 1 to the loaded --%s", c.Size)
+	}
+	if p.fs.Lookup(result.FlagThreads).Changed || p.fs.Lookup(c.Active).Changed {
+		return fmt.Errorf("search sets --threads and --%s of each probe itself: remove them", c.Active)
+	}
+	dir := p.f.lv.resultDir
+	if dir == "" {
+		return errors.New("search needs --result-dir DIR: one result file per probe, and a search run again reuses them")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create --result-dir: %w", err)
+	}
+	size, err := strconv.Atoi(p.fs.Lookup(c.Size).Value.String())
+	if err != nil {
+		return err
+	}
+	cfg := linesearch.Config{Max: size, Estimate: p.f.search.estimate, Precision: p.f.search.precision, Baseline: p.f.search.baseline, Above: p.f.search.above}
+	if err := cfg.Check(); err != nil {
+		return err
+	}
+	name := p.w.Name()
+	type probe struct {
+		r   *result.Result
+		why string
+	}
+	probes := map[int]probe{}
+	run := func(ctx context.Context, n int) (bool, string, error) {
+		file := filepath.Join(dir, fmt.Sprintf("%s-%d%s.json", name, n, c.Unit))
+		failed := file + ".failed"
+		if err := p.fs.Set(c.Active, strconv.Itoa(n)); err != nil {
+			return false, "", err
+		}
+		if r, err := result.ReadWith(file, workload.Upgrade); err == nil && !r.Interrupted {
+			fmt.Fprintf(p.out, "Probe at %d %s: done before (%s)\n", n, c.Unit, file)
+			pass, why := c.Verdict(r)
+			probes[n] = probe{r, why}
+			return pass, why, nil
+		}
+		if b, err := os.ReadFile(failed); err == nil {
+			why := strings.TrimSpace(string(b))
+			probes[n] = probe{nil, why}
+			fmt.Fprintf(p.out, "Probe at %d %s: failed before (%s)\n", n, c.Unit, why)
+			return false, why, nil
+		}
+		fmt.Fprintf(p.out, "\n== probe at %d %s, %d threads\n", n, c.Unit, n*c.ThreadsPer)
+		s := &cells.Series{Name: name, Prefix: name, Threads: []int{n * c.ThreadsPer}, Repeats: 1}
+		ex := &cells.Executor{File: file, Out: p.notice, Measure: func(ctx context.Context, cl *cells.Cell, threads int, _ io.Writer) (*result.Result, error) {
+			r, err := p.Describe(co, cl, threads)
+			if err != nil {
+				return nil, err
+			}
+			return p.Measure(ctx, r)
+		}}
+		if err := ex.Execute(ctx, cells.Expand([]*cells.Series{s})); err != nil {
+			if ctx.Err() != nil {
+				return false, "", ctx.Err()
+			}
+			// A run that errors out is a failed probe, kept as one.
+			why := "the run failed: " + firstLine(err)
+			_ = os.WriteFile(failed, []byte(why+"\n"), 0o644)
+			probes[n] = probe{nil, why}
+			return false, why, nil
+		}
+		r, err := result.ReadWith(file, workload.Upgrade)
+		if err != nil {
+			return false, "", err
+		}
+		pass, why := c.Verdict(r)
+		probes[n] = probe{r, why}
+		return pass, why, nil
+	}
+	fmt.Fprintf(p.out, "Search of the most %s sustained: %d loaded, start at %d, precision %d (at most %d probes)\n",
+		c.Unit, size, max(cfg.Estimate, cfg.Baseline), cfg.Precision, cfg.MaxProbes())
+	o, err := linesearch.Search(ctx, cfg, run)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(p.out, "\n%-6s %12s %-5s  %s\n", strings.ToUpper(c.Unit[:1])+c.Unit[1:], "tpm", "pass", "why")
+	for _, st := range o.Steps {
+		pr := probes[st.N]
+		tpm := "-"
+		if pr.r != nil {
+			v, _ := pr.r.Throughput()
+			tpm = strconv.FormatFloat(v, 'f', 1, 64)
+		}
+		verdict := map[bool]string{true: "PASS", false: "FAIL"}[st.Pass]
+		fmt.Fprintf(p.out, "%-6d %12s %-5s  %s\n", st.N, tpm, verdict, st.Why)
+	}
+	upper := strings.ToUpper(c.Unit)
+	switch {
+	case o.Checked && o.Held && !cfg.Above:
+		fmt.Fprintf(p.out, "\nBASELINE HELD: still sustains %d %s (%s)\n", cfg.Baseline, c.Unit, probes[cfg.Baseline].why)
+		return nil
+	case o.Best == 0:
+		fmt.Fprintf(p.out, "\nMAX %s = 0: even 1 fails (%s)\n", upper, o.Steps[len(o.Steps)-1].Why)
+	default:
+		v, unit := probes[o.Best].r.Throughput()
+		fmt.Fprintf(p.out, "\nMAX %s = %d (%.1f %s; %s)\n", upper, o.Best, v, unit, probes[o.Best].why)
+	}
+	if o.AtMax {
+		fmt.Fprintf(p.out, "It passed at all %d loaded %s: the dataset is too small to find the limit: load more\n", size, c.Unit)
+	}
+	fmt.Fprintf(p.out, "%d probes (bound %d)\n", len(o.Steps), cfg.MaxProbes())
+	if o.Checked && !o.Held {
+		return fmt.Errorf("the baseline of %d %s fails: capacity fell to %d %s", cfg.Baseline, c.Unit, o.Best, c.Unit)
+	}
+	return nil
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
