@@ -27,7 +27,7 @@ var RetryErrors = []string{"1213", "1205", "9007", "8002", "8022", "8028"}
 func init() {
 	workload.Register(workload.Spec{
 		Name:        "tpcc",
-		Use:         "<prepare|run|check|cleanup> [options]",
+		Use:         "<prepare|run|check|search|cleanup> [options]",
 		Example:     "oltpbench tpcc run --warehouses=10",
 		Short:       "TPC-C: spec-faithful load, run, consistency checks",
 		DefaultDB:   "tpcc",

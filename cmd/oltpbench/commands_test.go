@@ -260,8 +260,8 @@ func TestArgumentErrors(t *testing.T) {
 	}{
 		{[]string{"sysbench", "oltp_read_write"}, "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help"},
 		{[]string{"sysbench", "oltp_read_write", "runn"}, "Unknown command: runn"},
-		{[]string{"tpcc"}, `expected <prepare|run|check|cleanup>, got ""`},
-		{[]string{"tpcc", "prewarm"}, `unknown command "prewarm": use prepare, run, check or cleanup`},
+		{[]string{"tpcc"}, `expected <prepare|run|check|search|cleanup>, got ""`},
+		{[]string{"tpcc", "prewarm"}, `unknown command "prewarm": use prepare, run, check, search or cleanup`},
 		{[]string{"tpcc", "run", "--weights=1,2"}, "--weights"},
 		// Every group refuses a subcommand it lacks (cobra's default below the root is help and exit 0).
 		{[]string{"report", "histroy"}, `unknown command "histroy" for "oltpbench report": use compare, merge or show`},

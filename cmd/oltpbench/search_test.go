@@ -1,0 +1,109 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// searchTable reads a search's table of probes: level -> PASS or FAIL.
+func searchTable(t *testing.T, out string) (map[int]string, []int) {
+	t.Helper()
+	got := map[int]string{}
+	var order []int
+	for _, m := range regexp.MustCompile(`(?m)^(\d+)\s+(\S+)\s+(PASS|FAIL)  (.+)$`).FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[1])
+		got[n] = m[3]
+		order = append(order, n)
+	}
+	return got, order
+}
+
+// TestTPCCSearch: tpcc search over 10 loaded warehouses at a five-hundredth
+// of the spec's waits ends with a maximum, every pass below every failure,
+// within the probe bound; killed mid-probe, the same command resumes at
+// that probe and keeps the earlier ones; --baseline-max at the maximum
+// holds (exit 0) and above it fails (exit 1, naming where it fell); bad
+// input is one line each.
+func TestTPCCSearch(t *testing.T) {
+	needServer(t)
+	db := "tpcc_search"
+	freshDB(t, db)
+	mustOK(t, tp(t, db, "prepare", "--warehouses=10", "--threads=4"), "prepare")
+	dir := t.TempDir()
+	args := []string{"search", "--warehouses=10", "--wait=0.002", "--time=2", "--report-interval=0", "--result-dir=" + dir}
+
+	// Killed during its second probe, then resumed.
+	cmd, sc, _ := startBinary(t, append(append([]string{"tpcc"}, args...), connArgs(db)...)...)
+	probes := 0
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "== probe at ") {
+			probes++
+		}
+		if probes == 2 && strings.HasPrefix(sc.Text(), "Threads started!") || probes == 2 && strings.Contains(sc.Text(), "tpcc:") {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if probes < 2 {
+		t.Fatal("the search never reached its second probe")
+	}
+	kept, _ := filepath.Glob(filepath.Join(dir, "tpcc-*warehouses.json"))
+	if len(kept) != 1 {
+		t.Fatalf("after a kill in the second probe the folder holds %v, want the first probe's result", kept)
+	}
+	r := tp(t, db, args...)
+	mustOK(t, r, "search")
+	if !strings.Contains(r.stdout, "Probe at 5 warehouses: done before") || strings.Contains(r.stdout, "== probe at 5 warehouses") {
+		t.Errorf("the resumed search ran the first probe again:\n%s", r.stdout)
+	}
+	table, order := searchTable(t, r.stdout)
+	m := regexp.MustCompile(`(?m)^MAX WAREHOUSES = (\d+)`).FindStringSubmatch(r.stdout)
+	if m == nil || len(order) == 0 || len(order) > 9 {
+		t.Fatalf("no maximum, or %d probes (bound 9):\n%s", len(order), r.stdout)
+	}
+	best, _ := strconv.Atoi(m[1])
+	for n, v := range table {
+		if (v == "PASS") != (n <= best) {
+			t.Errorf("probe %d %s against the maximum %d:\n%s", n, v, best, r.stdout)
+		}
+	}
+	if best == 10 && !strings.Contains(r.stdout, "the dataset is too small to find the limit: load more") {
+		t.Errorf("passed at all 10 without saying so:\n%s", r.stdout)
+	}
+
+	// The gate: the maximum holds; ten does not (unless it passed).
+	if best >= 1 {
+		g := tp(t, db, append(args, "--baseline-max="+m[1])...)
+		if g.code != 0 || !strings.Contains(g.stdout, "BASELINE HELD: still sustains "+m[1]+" warehouses") {
+			t.Errorf("--baseline-max=%s: exit %d\n%s%s", m[1], g.code, g.stdout, g.stderr)
+		}
+	}
+	if failed := table[best+1]; best < 10 && failed == "FAIL" {
+		g := tp(t, db, append(args, "--baseline-max="+strconv.Itoa(best+1))...)
+		if g.code != 1 || !strings.Contains(g.stderr, "the baseline of "+strconv.Itoa(best+1)+" warehouses fails: capacity fell to ") {
+			t.Errorf("--baseline-max=%d: exit %d\n%s", best+1, g.code, g.stderr)
+		}
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--warehouses=10", "--wait=0.002", "--baseline-max=11", "--result-dir=" + dir}, "invalid --baseline-max=11: above the loaded 10"},
+		{[]string{"search", "--warehouses=10", "--wait=0.002", "--estimate=0", "--result-dir=" + dir}, "invalid --estimate=0"},
+		{[]string{"search", "--warehouses=10", "--result-dir=" + dir}, "tpcc search probes at the spec's keying and think times: add --wait"},
+		{[]string{"search", "--warehouses=10", "--wait=-1", "--result-dir=" + dir}, "is not on, off or a multiplier"},
+		{[]string{"run", "--warehouses=10", "--estimate=3"}, "--estimate goes with the search command"},
+		{[]string{"search", "--warehouses=10", "--wait"}, "search needs --result-dir DIR"},
+	} {
+		r := tp(t, db, tc.args...)
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
