@@ -213,6 +213,7 @@ func readmeSubst() []readmeSub {
 		{`--keys=1000000`, "--keys=1000"},
 		{`--tables=(4|16|32)\b`, "--tables=2"},
 		{`--warehouses=(10|1000)\b`, "--warehouses=1"},
+		{`--baseline-max=600\b`, "--baseline-max=1"},
 		{`--threads=8-1024`, "--threads=1-2"},
 		{`--threads=[0-9,]+`, "--threads=2"},
 		{`--time=(10m|60|120|300)\b`, "--time=1"},
@@ -436,7 +437,12 @@ var readmeRuns = map[string]readmeEntry{
 		openDB(t, "").Exec("CREATE DATABASE sbtest")
 		obIn(t, dir, append([]string{"plan", "run", "small.toml", "--result-dir", "results/v6.1", "--"}, readmeConn()...)...)
 	}},
-	"oltpbench plan run deploy/plans/sysbench-release.toml --scale=0.001 --result-dir /tmp/try -- ...": {},
+	"oltpbench plan run deploy/plans/sysbench-release.toml --scale=0.001 --result-dir /tmp/try -- ...":   {},
+	"oltpbench tpcc search --warehouses=1000 --wait --time=10m --ramp=1m --result-dir=capacity/v7.5 ...": {add: "--db=tpcc"},
+	"oltpbench tpcc search --warehouses=1000 --wait=0.05 --time=300 --result-dir=capacity/small ...":     {add: "--db=tpcc"},
+	// One warehouse for 1 s at the spec's waits is a handful of New-Orders:
+	// the gate may pass or fail it.
+	"oltpbench tpcc search --warehouses=1000 --wait --time=10m --ramp=1m --baseline-max=600 --result-dir=gate/v7.6 ...": {add: "--db=tpcc", codes: []int{1}},
 	"oltpbench plan show deploy/plans/durability-versions.toml": {before: func(t *testing.T, dir string) {
 		for _, f := range []string{"durability-versions.toml", "durability.sh"} {
 			src, err := os.ReadFile("../../deploy/plans/" + f)
