@@ -135,7 +135,14 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(p.out, "\n%-6s %12s %-5s  %s\n", strings.ToUpper(c.Unit[:1])+c.Unit[1:], "tpm", "pass", "why")
+	metric := "throughput"
+	for _, pr := range probes {
+		if pr.r != nil {
+			_, metric = pr.r.Throughput()
+			break
+		}
+	}
+	fmt.Fprintf(p.out, "\n%-6s %12s %-5s  %s\n", strings.ToUpper(c.Unit[:1])+c.Unit[1:], metric, "pass", "why")
 	for _, st := range o.Steps {
 		pr := probes[st.N]
 		tpm := "-"
