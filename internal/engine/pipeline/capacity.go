@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/oltpbench/oltpbench/internal/command"
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/engine/cells"
 	"github.com/oltpbench/oltpbench/internal/engine/linesearch"
@@ -23,15 +25,52 @@ import (
 type searchFlags struct {
 	estimate, precision, baseline int
 	above                         bool
+	restart                       string
+	restartTimeout                time.Duration
 }
 
-var searchNames = []string{"estimate", "precision", "baseline-max", "above"}
+var searchNames = []string{"estimate", "precision", "baseline-max", "above", "restart", "restart-timeout"}
 
 func (s *searchFlags) register(fs *pflag.FlagSet, c *workload.Capacity) {
 	fs.IntVar(&s.estimate, "estimate", 0, "search: the "+c.Unit+" to probe first (default: half the loaded --"+c.Size+")")
 	fs.IntVar(&s.precision, "precision", 0, "search: stop when the lowest failure is at most this above the highest pass (default: max(1, loaded/200))")
 	fs.IntVar(&s.baseline, "baseline-max", 0, "search: probe this many "+c.Unit+" first: a pass stops there (exit 0), a failure searches below (exit 1)")
 	fs.BoolVar(&s.above, "above", false, "search: with --baseline-max, search upward from a baseline that holds")
+	fs.StringVar(&s.restart, "restart", "", "search: a command run by sh -c before each probe (a server restart, as tpccbench restarts its cluster); it gets the connection as OLTPBENCH_MYSQL_* and MYSQL_PWD, and the probe waits until the server answers")
+	fs.DurationVar(&s.restartTimeout, "restart-timeout", 10*time.Minute, "search: the --restart command and the wait for the server after it, at most")
+}
+
+// restartServer runs --restart before a probe, within --restart-timeout,
+// then waits (within the same) until the server answers.
+func (p *Pipeline) restartServer(ctx context.Context, co conn.Options) error {
+	s := p.f.search
+	ctx, cancel := context.WithTimeout(ctx, s.restartTimeout)
+	defer cancel()
+	fmt.Fprintf(p.out, "Restart before the probe: %s\n", s.restart)
+	if err := command.Exec(ctx, s.restart, "", co.CommandEnv(), p.out); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("the --restart command took longer than --restart-timeout=%s: raise it or fix the command", s.restartTimeout)
+		}
+		return fmt.Errorf("the --restart command failed (%v): fix it, then run the same search again", err)
+	}
+	pool, err := conn.Open(co, 1)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	for {
+		actx, acancel := context.WithTimeout(ctx, 5*time.Second)
+		err := pool.DB(0).QueryRowContext(actx, "SELECT 1").Err()
+		acancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the server did not answer within --restart-timeout=%s after --restart (%s)", s.restartTimeout, firstLine(err))
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // only refuses the search's options on another command.
@@ -103,6 +142,11 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 			return false, why, nil
 		}
 		fmt.Fprintf(p.out, "\n== probe at %d %s, %d threads\n", n, c.Unit, n*c.ThreadsPer)
+		if p.f.search.restart != "" {
+			if err := p.restartServer(ctx, co); err != nil {
+				return false, "", err
+			}
+		}
 		s := &cells.Series{Name: name, Prefix: name, Threads: []int{n * c.ThreadsPer}, Repeats: 1}
 		ex := &cells.Executor{File: file, Out: p.notice, Measure: func(ctx context.Context, cl *cells.Cell, threads int, _ io.Writer) (*result.Result, error) {
 			r, err := p.Describe(co, cl, threads)
