@@ -161,6 +161,18 @@ func metricsTPCC(t *testing.T, promURL string, metrics []string, dir string) {
 	if got := promLast(t, promURL, `oltpbench_run_figure{client="ci-client",workload="tpcc",figure="tpmC"}`, tpmC); got != tpmC {
 		t.Errorf("tpmC figure %v, the result's %v", got, tpmC)
 	}
+	// A capacity search's probe: served by level and outcome.
+	r := tp(t, "metrics_tpcc", append([]string{"search", "--warehouses=1", "--wait=0.05", "--time=2s", "--result-dir=" + filepath.Join(dir, "search")}, metrics...)...)
+	mustOK(t, r, "tpcc search")
+	probe, err := result.Read(filepath.Join(dir, "search", "tpcc-1warehouses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcome := map[bool]string{true: "pass", false: "fail"}[probe.Figures["spec_pass"] == 1]
+	v, _ := probe.Throughput()
+	if got := promLast(t, promURL, `oltpbench_search_probe_throughput{client="ci-client",level="1",outcome="`+outcome+`"}`, v); got != v {
+		t.Errorf("the search's probe: %v, its result's %v (%s)", got, v, outcome)
+	}
 
 }
 

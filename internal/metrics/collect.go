@@ -49,6 +49,8 @@ var (
 	cellDesc      = prometheus.NewDesc("oltpbench_plan_cell_info", "The cell running now (1).", []string{"client", "step", "threads", "repeat"}, nil)
 	pStartDesc    = prometheus.NewDesc("oltpbench_plan_start_timestamp_seconds", "When the plan run started.", []string{"client"}, nil)
 	pEndDesc      = prometheus.NewDesc("oltpbench_plan_end_timestamp_seconds", "When the plan run ended (absent while it runs).", []string{"client"}, nil)
+	probeDesc     = prometheus.NewDesc("oltpbench_search_probe_throughput", "A capacity search's probe: its throughput (NaN: its run failed), by level and outcome (pass, fail).", []string{"client", "level", "outcome"}, nil)
+	bestDesc      = prometheus.NewDesc("oltpbench_search_best_level", "A capacity search's highest level that passed so far (0: none).", []string{"client"}, nil)
 )
 
 // classicBuckets are the latency buckets every scraper reads, in seconds.
@@ -77,7 +79,22 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if plan != nil {
 		p = *plan
 	}
+	probes := make(map[int]probeState, len(e.probes))
+	for k, v := range e.probes {
+		probes[k] = v
+	}
 	e.mu.Unlock()
+	if len(probes) > 0 {
+		best := 0
+		for level, pr := range probes {
+			outcome := "fail"
+			if pr.pass {
+				outcome, best = "pass", max(best, level)
+			}
+			ch <- prometheus.MustNewConstMetric(probeDesc, prometheus.GaugeValue, pr.tput, e.client, strconv.Itoa(level), outcome)
+		}
+		ch <- prometheus.MustNewConstMetric(bestDesc, prometheus.GaugeValue, float64(best), e.client)
+	}
 	for _, r := range runs {
 		collectRun(ch, r)
 	}

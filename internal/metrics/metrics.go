@@ -60,7 +60,9 @@ type Exporter struct {
 	mu   sync.Mutex
 	runs []*Run
 	plan *planState
-	load func() Load
+	// probes are a capacity search's, by level.
+	probes map[int]probeState
+	load   func() Load
 
 	scraped chan struct{} // closed and renewed at every scrape
 	gap     time.Duration // the longest time seen between two scrapes
@@ -355,6 +357,27 @@ func (e *Exporter) WatchLoad(progress func() Load) {
 	e.mu.Lock()
 	e.load = progress
 	e.mu.Unlock()
+}
+
+// probeState is a search's probe: passed or not, and its throughput.
+type probeState struct {
+	pass bool
+	tput float64
+}
+
+// SearchProbe records a capacity search's probe at level (a count of the
+// workload's unit): whether it passed and its throughput (NaN for a run
+// that failed).
+func (e *Exporter) SearchProbe(level int, pass bool, throughput float64) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.probes == nil {
+		e.probes = map[int]probeState{}
+	}
+	e.probes[level] = probeState{pass, throughput}
 }
 
 type planState struct {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -124,4 +125,34 @@ func TestNilAndUnwatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
+}
+
+// A capacity search's probes are served by level and outcome, with the
+// highest level that passed; a failed run's probe is NaN.
+func TestSearchProbes(t *testing.T) {
+	e, err := Listen("127.0.0.1:0", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if strings.Contains(scrape(t, e), "oltpbench_search_") {
+		t.Error("search metrics before any probe")
+	}
+	e.SearchProbe(20, true, 24707.7)
+	e.SearchProbe(35, false, 29847.7)
+	e.SearchProbe(31, true, 35366.4)
+	e.SearchProbe(33, false, math.NaN())
+	got := scrape(t, e)
+	for _, want := range []string{
+		`oltpbench_search_probe_throughput{client="c1",level="20",outcome="pass"} 24707.7`,
+		`oltpbench_search_probe_throughput{client="c1",level="35",outcome="fail"} 29847.7`,
+		`oltpbench_search_probe_throughput{client="c1",level="33",outcome="fail"} NaN`,
+		`oltpbench_search_best_level{client="c1"} 31`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %s in\n%s", want, got)
+		}
+	}
+	var nilE *Exporter
+	nilE.SearchProbe(1, true, 1) // no exporter: nothing, no panic
 }

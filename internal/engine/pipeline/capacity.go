@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,7 +37,7 @@ func (s *searchFlags) register(fs *pflag.FlagSet, c *workload.Capacity) {
 	fs.IntVar(&s.precision, "precision", 0, "search: stop when the lowest failure is at most this above the highest pass (default: max(1, loaded/200))")
 	fs.IntVar(&s.baseline, "baseline-max", 0, "search: probe this many "+c.Unit+" first: a pass stops there (exit 0), a failure searches below (exit 1)")
 	fs.BoolVar(&s.above, "above", false, "search: with --baseline-max, search upward from a baseline that holds")
-	fs.StringVar(&s.restart, "restart", "", "search: a command run by sh -c before each probe (a server restart, as tpccbench restarts its cluster); it gets the connection as OLTPBENCH_MYSQL_* and MYSQL_PWD, and the probe waits until the server answers")
+	fs.StringVar(&s.restart, "restart", "", "search: a command run by sh -c before each probe (a server restart, as CockroachDB restarts its cluster before each of its probes); it gets the connection as OLTPBENCH_MYSQL_* and MYSQL_PWD, and the probe waits until the server answers")
 	fs.DurationVar(&s.restartTimeout, "restart-timeout", 10*time.Minute, "search: the --restart command and the wait for the server after it, at most")
 }
 
@@ -51,7 +52,7 @@ func (p *Pipeline) restartServer(ctx context.Context, co conn.Options) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("the --restart command took longer than --restart-timeout=%s: raise it or fix the command", s.restartTimeout)
 		}
-		return fmt.Errorf("the --restart command failed (%v): fix it, then run the same search again", err)
+		return fmt.Errorf("the --restart command failed (%w): fix it, then run the same search again", err)
 	}
 	pool, err := conn.Open(co, 1)
 	if err != nil {
@@ -133,6 +134,8 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 			fmt.Fprintf(p.out, "Probe at %d %s: done before (%s)\n", n, c.Unit, file)
 			pass, why := c.Verdict(r)
 			probes[n] = probe{r, why}
+			v, _ := r.Throughput()
+			p.exp.SearchProbe(n, pass, v)
 			return pass, why, nil
 		}
 		if b, err := os.ReadFile(failed); err == nil {
@@ -163,6 +166,7 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 			why := "the run failed: " + firstLine(err)
 			_ = os.WriteFile(failed, []byte(why+"\n"), 0o644)
 			probes[n] = probe{nil, why}
+			p.exp.SearchProbe(n, false, math.NaN())
 			return false, why, nil
 		}
 		r, err := result.ReadWith(file, workload.Upgrade)
@@ -171,6 +175,8 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 		}
 		pass, why := c.Verdict(r)
 		probes[n] = probe{r, why}
+		v, _ := r.Throughput()
+		p.exp.SearchProbe(n, pass, v)
 		return pass, why, nil
 	}
 	fmt.Fprintf(p.out, "Search of the most %s sustained: %d loaded, start at %d, precision %d (at most %d probes)\n",
