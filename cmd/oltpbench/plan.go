@@ -91,7 +91,7 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			h := plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Progress: pr.progress, Reset: rh}
+			h := plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Capacity: pr.capacity, Progress: pr.progress, Reset: rh}
 			if p.Versions == nil {
 				return plan.Execute(ctx, p, cs, resultDir, pr.out, h)
 			}
@@ -119,6 +119,17 @@ func loadPlan(path string, scale float64) (*plan.Plan, []*cells.Cell, error) {
 		known[s.Name] = s.Args
 	}
 	return plan.Load(path, scale, known, pipeline.TimingFlags, func(args []string, command string) error {
+		if kind, ok := strings.CutPrefix(command, "search:"); ok {
+			spec, _ := workload.Lookup(args[0])
+			if spec.Capacity == nil {
+				return fmt.Errorf("%s has no capacity search: remove search", args[0])
+			}
+			if kind != spec.Capacity.Unit {
+				return fmt.Errorf("search = %q: %s searches %s", kind, args[0], spec.Capacity.Unit)
+			}
+			_, err := pipeline.Configure(args, "search")
+			return err
+		}
 		if command == "reimport" {
 			p, err := pipeline.Configure(args, "prepare")
 			if err == nil && len(p.Workload().Dataset().Tables) == 0 {
@@ -187,6 +198,17 @@ func (pr *planRunner) measure(ctx context.Context, c *cells.Cell, threads int, o
 		return nil, err
 	}
 	return p.Measure(ctx, r)
+}
+
+// capacity runs a plan step's capacity search: the workload's search
+// command on the cell's command line, its probes' results in dir.
+func (pr *planRunner) capacity(ctx context.Context, c *cells.Cell, dir string, out io.Writer) error {
+	p, err := pipeline.Parse(append(append(c.Args(), "--"+result.FlagResultDir+"="+dir), pr.extra...), "search", out, pr.errw, pr.inv)
+	if err != nil {
+		return err
+	}
+	p.SetExporter(pr.exp)
+	return p.Drive(ctx, "search", p.Args())
 }
 
 // dataset prepares the plan's dataset when the database has none, resumes

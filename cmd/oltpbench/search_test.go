@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -107,6 +109,50 @@ func TestTPCCSearch(t *testing.T) {
 		r := tp(t, db, tc.args...)
 		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
+// TestPlanSearchStep: a plan step `search = "warehouses"` runs tpcc search
+// as one cell, its probes in STEP-search/, done once; a search step
+// without --wait, or with threads, is refused before anything runs.
+func TestPlanSearchStep(t *testing.T) {
+	needServer(t)
+	freshDB(t, "plan_search")
+	step := `[dataset]
+workload = "tpcc"
+options = { warehouses = 4 }
+[[step]]
+name = "capacity"
+search = "warehouses"
+time = "2s"
+options = { wait = 0.002, report-interval = 0%s }
+%s`
+	p := writePlan(t, fmt.Sprintf(step, "", ""))
+	dir := t.TempDir()
+	r := ob(t, nil, planArgs(p, dir, "plan_search")...)
+	mustOK(t, r, "plan run")
+	if !regexp.MustCompile(`(?m)^MAX WAREHOUSES = \d`).MatchString(r.stdout) {
+		t.Errorf("no maximum:\n%s", r.stdout)
+	}
+	probes, _ := filepath.Glob(filepath.Join(dir, "capacity-search", "tpcc-*warehouses.json"))
+	if _, err := os.Stat(filepath.Join(dir, "capacity-search", ".done")); err != nil || len(probes) == 0 {
+		t.Errorf("the step's folder: %v, probes %v", err, probes)
+	}
+	again := ob(t, nil, planArgs(p, dir, "plan_search")...)
+	mustOK(t, again, "plan run again")
+	if !strings.Contains(again.stdout, "All 1 cells of the plan are done") {
+		t.Errorf("the search step ran again:\n%s", again.stdout)
+	}
+	for _, tc := range []struct{ wait, extra, want string }{
+		{"", "", `p.toml:8: step "capacity" with the dataset's options: tpcc search probes at the spec's keying and think times: add --wait`},
+		{", wait = 0.002", "threads = [4]", `p.toml:6: step "capacity": a search sets each probe's threads: remove threads and p95_limit`},
+		{", wait = 0.002, baseline-max = 9", "", `step "capacity" with the dataset's options: invalid --baseline-max=9: above the loaded 4`},
+	} {
+		src := strings.Replace(fmt.Sprintf(step, "", tc.extra), "wait = 0.002, ", strings.TrimPrefix(tc.wait+", ", ", "), 1)
+		r := ob(t, nil, planArgs(writePlan(t, src), t.TempDir(), "plan_search")...)
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q %q: exit %d, stderr %q, want %q", tc.wait, tc.extra, r.code, r.stderr, tc.want)
 		}
 	}
 }

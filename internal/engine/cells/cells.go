@@ -37,7 +37,11 @@ type Series struct {
 	// --threads takes it: Threads is then its most threads alone.
 	Schedule string
 	Repeats  int
-	Search   *Search       // nil: a sweep
+	Search   *Search // nil: a sweep
+	// Capacity, when not "", makes the series one capacity search (a
+	// plan step's search): its probes' results go into this folder
+	// (relative to the result folder), run by Executor.Capacity.
+	Capacity string
 	Run      time.Duration // the expected length of one run: time + warm-up
 	Cooldown time.Duration // between two runs
 	// Args are the command line of the series' runs without the thread
@@ -77,6 +81,9 @@ func (c *Cell) Args() []string {
 	if s.Schedule != "" {
 		return append(args, "--"+result.FlagThreads+"="+s.Schedule)
 	}
+	if s.Capacity != "" {
+		return args // the search sets each probe's threads
+	}
 	if s.Search == nil {
 		return append(args, flag(result.FlagThreads, c.Threads))
 	}
@@ -109,6 +116,9 @@ func (c *Cell) String() string {
 	if c.Series.Search != nil {
 		return fmt.Sprintf("%s, p95 search up to %d threads", c.Series.Step, c.Threads)
 	}
+	if c.Series.Capacity != "" {
+		return c.Series.Step + ", capacity search"
+	}
 	return fmt.Sprintf("%s, %s, repeat %d/%d", c.Series.Step, c.ThreadsLabel(), c.Repeat, c.Series.Repeats)
 }
 
@@ -136,6 +146,11 @@ func FileName(prefix string, threads, repeat int, numbered bool) string {
 func Expand(series []*Series) []*Cell {
 	var out []*Cell
 	for _, s := range series {
+		if s.Capacity != "" {
+			// At most a dozen probes on a dataset of a few hundred units.
+			out = append(out, &Cell{Series: s, Repeat: 1, File: s.Capacity, Expected: 12 * (s.Run + s.Cooldown)})
+			continue
+		}
 		if s.Search != nil {
 			out = append(out, &Cell{Series: s, Threads: s.Threads[1], Repeat: 1, File: s.Search.Folder,
 				Expected: time.Duration(searchRuns(s.Threads[0], s.Threads[1], s.Search.Steps)) * (s.Run + s.Cooldown)})

@@ -33,6 +33,8 @@ type Executor struct {
 	Plan    bool
 	Out     io.Writer
 	Measure Measure
+	// Capacity runs a capacity search's cell, its probes' results in dir.
+	Capacity func(ctx context.Context, c *Cell, dir string, out io.Writer) error
 	// Progress, if set, hears of each cell as it starts (done of total
 	// before it, with the time left) and of the end (c nil, done == total).
 	Progress func(done, total int, c *Cell, eta time.Duration)
@@ -63,7 +65,7 @@ func (e *Executor) done(c *Cell) (bool, string) {
 	if err != nil {
 		return false, ""
 	}
-	if c.Series.Search != nil {
+	if c.Series.Search != nil || c.Series.Capacity != "" {
 		b, err := os.ReadFile(filepath.Join(path, ".done"))
 		if err != nil {
 			return false, ""
@@ -205,8 +207,17 @@ func (e *Executor) cell(ctx context.Context, c *Cell) error {
 		}
 		return fmt.Errorf("cell %d/%d (%s) failed: %w; the same plan run command redoes it and the rest", c.Index, c.Of, c, err)
 	}
-	if c.Series.Search != nil {
-		if err := e.search(ctx, c, out); err != nil {
+	if c.Series.Search != nil || c.Series.Capacity != "" {
+		run := e.search
+		if c.Series.Capacity != "" {
+			run = func(ctx context.Context, c *Cell, out io.Writer) error {
+				if e.Capacity == nil {
+					return errors.New("this command runs no capacity search")
+				}
+				return e.Capacity(ctx, c, join(e.Dir, c.Series.Capacity), out)
+			}
+		}
+		if err := run(ctx, c, out); err != nil {
 			if ctx.Err() != nil && e.Plan {
 				return e.interrupted(c, true)
 			}

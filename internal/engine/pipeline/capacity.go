@@ -87,13 +87,13 @@ func (s *searchFlags) only(fs *pflag.FlagSet, command string) error {
 	return nil
 }
 
-// searchCapacity is the search command: the most units the server
-// sustains, probe by probe, each a run on the first N units of the loaded
-// dataset with ThreadsPer threads a unit, judged by the workload's
-// Verdict. Each probe's result is a file in --result-dir; a search run
-// again reuses them.
-func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
+// checkSearch checks a search's own options against the workload's
+// capacity, without a server.
+func (p *Pipeline) checkSearch() error {
 	c := p.spec.Capacity
+	if c == nil {
+		return fmt.Errorf("%s has no capacity search", p.spec.Name)
+	}
 	if f := p.fs.Lookup(c.Requires); f != nil && (f.Value.String() == "off" || f.Value.String() == "0") {
 		return errors.New(c.RequiresWhy)
 	}
@@ -102,6 +102,24 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 	}
 	if p.fs.Lookup(result.FlagThreads).Changed || p.fs.Lookup(c.Active).Changed {
 		return fmt.Errorf("search sets --threads and --%s of each probe itself: remove them", c.Active)
+	}
+	size, err := strconv.Atoi(p.fs.Lookup(c.Size).Value.String())
+	if err != nil {
+		return err
+	}
+	cfg := linesearch.Config{Max: size, Estimate: p.f.search.estimate, Precision: p.f.search.precision, Baseline: p.f.search.baseline, Above: p.f.search.above}
+	return cfg.Check()
+}
+
+// searchCapacity is the search command: the most units the server
+// sustains, probe by probe, each a run on the first N units of the loaded
+// dataset with ThreadsPer threads a unit, judged by the workload's
+// Verdict. Each probe's result is a file in --result-dir; a search run
+// again reuses them.
+func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
+	c := p.spec.Capacity
+	if err := p.checkSearch(); err != nil {
+		return err
 	}
 	dir := p.f.lv.resultDir
 	if dir == "" {

@@ -37,6 +37,12 @@ func Configure(args []string, command string) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	if command == "search" { // its probes are runs, and its own options are checked
+		if err := p.setup("run", p.fs.Args()); err != nil {
+			return nil, workload.OneLine(err)
+		}
+		return p, p.checkSearch()
+	}
 	if err := p.setup(command, p.fs.Args()); err != nil {
 		return nil, workload.OneLine(err)
 	}

@@ -20,9 +20,10 @@ type Hooks struct {
 	Dataset  func(ctx context.Context) error
 	Warmup   func(ctx context.Context, out io.Writer) error
 	Measure  cells.Measure
-	Progress func(done, total int, c *cells.Cell, eta time.Duration) // optional: live metrics
-	Reset    ResetHooks                                              // for steps with a reset
-	Versions VersionHooks                                            // for a plan with [versions]
+	Capacity func(ctx context.Context, c *cells.Cell, dir string, out io.Writer) error // a step's search
+	Progress func(done, total int, c *cells.Cell, eta time.Duration)                   // optional: live metrics
+	Reset    ResetHooks                                                                // for steps with a reset
+	Versions VersionHooks                                                              // for a plan with [versions]
 }
 
 // Execute runs the plan's cells into dir: one plan run per folder at a time,
@@ -35,7 +36,7 @@ func Execute(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.
 	}
 	defer lock.Close()
 	rs := &resets{p: p, h: h.Reset, warmup: h.Warmup, done: map[string]*result.Reset{}}
-	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: rs.measure(h.Measure), Progress: h.Progress}
+	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: rs.measure(h.Measure), Capacity: h.Capacity, Progress: h.Progress}
 	todo, done, notes := ex.Pending(cs)
 	for _, n := range notes {
 		fmt.Fprintln(out, n)
@@ -117,7 +118,11 @@ func Show(w io.Writer, p *Plan, cs []*cells.Cell) {
 	fmt.Fprintln(w)
 	var total time.Duration
 	for _, c := range cs {
-		fmt.Fprintf(w, "cell %d/%d  %-44s %8s  oltpbench %s run\n", c.Index, c.Of, c.String(), c.Expected, strings.Join(c.Args(), " "))
+		command := "run"
+		if c.Series.Capacity != "" {
+			command = "search --result-dir=" + c.Series.Capacity
+		}
+		fmt.Fprintf(w, "cell %d/%d  %-44s %8s  oltpbench %s %s\n", c.Index, c.Of, c.String(), c.Expected, strings.Join(c.Args(), " "), command)
 		total += c.Expected
 	}
 	fmt.Fprintf(w, "\n%d cells, %s of runs (time + warm-up + cooldown; a search at its most steps), before the dataset's load\n", len(cs), total)

@@ -100,7 +100,7 @@ func (m *Matrix) Run(ctx context.Context, v Visit) error {
 		}
 		return r, err
 	})
-	ex := &cells.Executor{Dir: vdir, Plan: true, Out: m.out, Measure: measure, Progress: m.h.Progress}
+	ex := &cells.Executor{Dir: vdir, Plan: true, Out: m.out, Measure: measure, Capacity: m.h.Capacity, Progress: m.h.Progress}
 	return ex.Execute(ctx, todo)
 }
 

@@ -72,6 +72,10 @@ type Step struct {
 	// highest throughput whose p95 stays within it, in at most SearchSteps runs.
 	P95Limit    string `toml:"p95_limit"`
 	SearchSteps int    `toml:"search_steps"`
+	// Search makes the step a capacity search of its workload (TPC-C:
+	// search = "warehouses", the most it sustains): one cell whose probes
+	// the workload's search command runs.
+	Search string `toml:"search"`
 	// Reset restores the dataset before the step's runs (see reset.go).
 	Reset        string `toml:"reset"`         // "" (none), reload, reimport or command
 	ResetEvery   string `toml:"reset_every"`   // cell (the default: before every run) or step
@@ -130,7 +134,8 @@ func (e *Error) Error() string {
 
 // Check checks a workload command line (workload [test] options) for a
 // command (run, prepare, prewarm) as the workload would, without a server;
-// "reimport" asks whether the dataset is the loader's (it has CSV files).
+// "reimport" asks whether the dataset is the loader's (it has CSV files),
+// "search:KIND" whether the workload searches KIND (a step's search).
 type Check func(args []string, command string) error
 
 // Load reads a plan and checks every step's command line with check, so
@@ -161,7 +166,11 @@ func Load(path string, scale float64, known Workloads, timing Timing, check Chec
 	}
 	series := p.Series(timing)
 	for i, s := range series {
-		if err := check(cells.Expand(series[i : i+1])[0].Args(), "run"); err != nil {
+		command := "run"
+		if s.Capacity != "" {
+			command = "search:" + p.Steps[i].Search // the workload says what it searches
+		}
+		if err := check(cells.Expand(series[i : i+1])[0].Args(), command); err != nil {
 			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q with the dataset's options: %w", s.Step, err))
 		}
 	}
@@ -363,6 +372,15 @@ func (p *Plan) checkStepTiming(i int, _ Workloads, _ map[string]int) error {
 	at := func(k string) string { return stepKey(i, k) }
 	if err := p.checkThreadSchedule(i); err != nil {
 		return err
+	}
+	if s.Search != "" {
+		if len(s.Threads) > 0 || s.P95Limit != "" {
+			return p.errAt(at("search"), "step %q: a search sets each probe's threads: remove threads and p95_limit", s.Name)
+		}
+		if s.Repeats > 1 {
+			return p.errAt(at("repeats"), "step %q: a search probes each level once: remove repeats", s.Name)
+		}
+		s.Threads = []int{1} // the search's own: Series leaves them out
 	}
 	if len(s.Threads) == 0 {
 		return p.errAt(fmt.Sprintf("step.%d", i), "step %q needs threads = [...] or thread_schedule = \"16@60s,32@60s\"", s.Name)
@@ -687,6 +705,9 @@ func (p *Plan) Series(timing Timing) []*cells.Series {
 			Repeats: s.Repeats, Run: run + warm, Cooldown: cool, Args: args, TimeFlag: tf, WarmupFlag: wf}
 		if s.P95Limit != "" {
 			se.Search = &cells.Search{Limit: s.P95Limit, Steps: s.SearchSteps, Folder: s.Name + "-p95search"}
+		}
+		if s.Search != "" {
+			se.Capacity, se.Threads = s.Name+"-search", nil
 		}
 		out = append(out, se)
 	}
