@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -91,7 +92,7 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			h := plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Capacity: pr.capacity, Progress: pr.progress, Reset: rh}
+			h := plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Capacity: pr.capacity, Headroom: pr.headroom, Progress: pr.progress, Reset: rh}
 			if p.Versions == nil {
 				return plan.Execute(ctx, p, cs, resultDir, pr.out, h)
 			}
@@ -209,6 +210,58 @@ func (pr *planRunner) capacity(ctx context.Context, c *cells.Cell, dir string, o
 	}
 	p.SetExporter(pr.exp)
 	return p.Drive(ctx, "search", p.Args())
+}
+
+// headroom runs a plan step's headroom: its workload's run at the step's
+// level (a share of the highest level its search passed, read from the
+// probes' results), then the workload's checks.
+func (pr *planRunner) headroom(ctx context.Context, c *cells.Cell, dir string, out io.Writer) (*result.Result, error) {
+	h := c.Series.Headroom
+	spec, _ := workload.Lookup(c.Args()[0])
+	capy := spec.Capacity
+	if capy == nil {
+		return nil, fmt.Errorf("%s has no capacity search: headroom needs one", spec.Name)
+	}
+	n := h.Units
+	if n == 0 {
+		best := 0
+		files, _ := filepath.Glob(filepath.Join(dir, h.From, "*.json"))
+		for _, f := range files {
+			r, err := result.ReadWith(f, workload.Upgrade)
+			if err != nil || r.Interrupted {
+				continue
+			}
+			if ok, _ := capy.Verdict(r); ok {
+				level, _ := strconv.Atoi(r.Options[capy.Active])
+				best = max(best, level)
+			}
+		}
+		if best == 0 {
+			return nil, fmt.Errorf("headroom: the search in %s passed at no level", h.From)
+		}
+		n = max(1, int(h.Share*float64(best)))
+		fmt.Fprintf(out, "Headroom: %d %s, %g of the %d the search in %s passed\n", n, capy.Unit, h.Share, best, h.From)
+	}
+	p, co, err := pr.command(append(c.Args(), fmt.Sprintf("--%s=%d", capy.Active, n)), "run", true, out)
+	if err != nil {
+		return nil, err
+	}
+	run, err := p.Describe(co, c, n*capy.ThreadsPer)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.Measure(ctx, run)
+	if err != nil || ctx.Err() != nil {
+		return r, err
+	}
+	check, err := pipeline.Parse(append(c.Args(), pr.extra...), "check", out, pr.errw, pr.inv)
+	if err != nil {
+		return nil, err
+	}
+	if err := check.Drive(ctx, "check", check.Args()); err != nil {
+		return nil, fmt.Errorf("the checks after the headroom run: %w", err)
+	}
+	return r, nil
 }
 
 // dataset prepares the plan's dataset when the database has none, resumes

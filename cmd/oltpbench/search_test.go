@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/result"
 )
 
 // searchTable reads a search's table of probes: level -> PASS or FAIL.
@@ -114,8 +116,10 @@ func TestTPCCSearch(t *testing.T) {
 }
 
 // TestPlanSearchStep: a plan step `search = "warehouses"` runs tpcc search
-// as one cell, its probes in STEP-search/, done once; a search step
-// without --wait, or with threads, is refused before anything runs.
+// as one cell, its probes in STEP-search/, done once; a headroom step after
+// it runs at half the maximum, then the consistency checks; a search step
+// without --wait, or with threads, and a headroom without a search before
+// it are refused before anything runs.
 func TestPlanSearchStep(t *testing.T) {
 	needServer(t)
 	freshDB(t, "plan_search")
@@ -128,7 +132,12 @@ search = "warehouses"
 time = "2s"
 options = { wait = 0.002, report-interval = 0%s }
 %s`
-	p := writePlan(t, fmt.Sprintf(step, "", ""))
+	p := writePlan(t, fmt.Sprintf(step, "", "")+`[[step]]
+name = "long"
+headroom = 0.5
+time = "2s"
+options = { wait = 0.002, report-interval = 0 }
+`)
 	dir := t.TempDir()
 	r := ob(t, nil, planArgs(p, dir, "plan_search")...)
 	mustOK(t, r, "plan run")
@@ -139,9 +148,15 @@ options = { wait = 0.002, report-interval = 0%s }
 	if _, err := os.Stat(filepath.Join(dir, "capacity-search", ".done")); err != nil || len(probes) == 0 {
 		t.Errorf("the step's folder: %v, probes %v", err, probes)
 	}
+	best, _ := strconv.Atoi(regexp.MustCompile(`(?m)^MAX WAREHOUSES = (\d+)`).FindStringSubmatch(r.stdout)[1])
+	head, err := result.Read(filepath.Join(dir, "long-headroom.json"))
+	if want := max(1, best/2); err != nil || head.Options["active-warehouses"] != strconv.Itoa(want) || head.Threads != 10*want ||
+		!strings.Contains(r.stdout, "condition 12 C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)") {
+		t.Errorf("headroom at half of %d: %v, result %v threads %d\n%s", best, err, head.Options["active-warehouses"], head.Threads, r.stdout)
+	}
 	again := ob(t, nil, planArgs(p, dir, "plan_search")...)
 	mustOK(t, again, "plan run again")
-	if !strings.Contains(again.stdout, "All 1 cells of the plan are done") {
+	if !strings.Contains(again.stdout, "All 2 cells of the plan are done") {
 		t.Errorf("the search step ran again:\n%s", again.stdout)
 	}
 	for _, tc := range []struct{ wait, extra, want string }{
@@ -153,6 +168,16 @@ options = { wait = 0.002, report-interval = 0%s }
 		r := ob(t, nil, planArgs(writePlan(t, src), t.TempDir(), "plan_search")...)
 		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%q %q: exit %d, stderr %q, want %q", tc.wait, tc.extra, r.code, r.stderr, tc.want)
+		}
+	}
+	for _, tc := range []struct{ headroom, want string }{
+		{"0.5", `p.toml:6: step "long": headroom = 0.5 is a share of a search's result: put a step with search = ... before it, or give a number of units`},
+		{"2.5", `p.toml:6: step "long": headroom = 2.5: a share of the last search's result (0.7) or a whole number of units (24)`},
+	} {
+		src := "[dataset]\nworkload = \"tpcc\"\noptions = { warehouses = 4 }\n[[step]]\nname = \"long\"\nheadroom = " + tc.headroom + "\ntime = \"2s\"\noptions = { wait = 0.002 }\n"
+		r := ob(t, nil, planArgs(writePlan(t, src), t.TempDir(), "plan_search")...)
+		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("headroom = %s: exit %d, stderr %q, want %q", tc.headroom, r.code, r.stderr, tc.want)
 		}
 	}
 }

@@ -42,6 +42,10 @@ type Series struct {
 	// plan step's search): its probes' results go into this folder
 	// (relative to the result folder), run by Executor.Capacity.
 	Capacity string
+	// Headroom, when set, makes the series one run at a share of a
+	// capacity search's result (or a number of units), run by
+	// Executor.Headroom.
+	Headroom *Headroom
 	Run      time.Duration // the expected length of one run: time + warm-up
 	Cooldown time.Duration // between two runs
 	// Args are the command line of the series' runs without the thread
@@ -59,6 +63,15 @@ type Search struct {
 	Limit  string // a duration, as given (105ms)
 	Steps  int
 	Folder string
+}
+
+// Headroom is a run below the limit: Units, or Share of the highest level
+// that passed in the capacity search whose probes are in From (relative
+// to the result folder).
+type Headroom struct {
+	Share float64
+	Units int
+	From  string
 }
 
 // Cell is one run of a sweep, or one whole search.
@@ -81,8 +94,8 @@ func (c *Cell) Args() []string {
 	if s.Schedule != "" {
 		return append(args, "--"+result.FlagThreads+"="+s.Schedule)
 	}
-	if s.Capacity != "" {
-		return args // the search sets each probe's threads
+	if s.Capacity != "" || s.Headroom != nil {
+		return args // the search (or the headroom's level) sets the threads
 	}
 	if s.Search == nil {
 		return append(args, flag(result.FlagThreads, c.Threads))
@@ -119,6 +132,12 @@ func (c *Cell) String() string {
 	if c.Series.Capacity != "" {
 		return c.Series.Step + ", capacity search"
 	}
+	if h := c.Series.Headroom; h != nil {
+		if h.Units > 0 {
+			return fmt.Sprintf("%s, headroom at %d", c.Series.Step, h.Units)
+		}
+		return fmt.Sprintf("%s, headroom at %g of %s's result", c.Series.Step, h.Share, h.From)
+	}
 	return fmt.Sprintf("%s, %s, repeat %d/%d", c.Series.Step, c.ThreadsLabel(), c.Repeat, c.Series.Repeats)
 }
 
@@ -146,6 +165,10 @@ func FileName(prefix string, threads, repeat int, numbered bool) string {
 func Expand(series []*Series) []*Cell {
 	var out []*Cell
 	for _, s := range series {
+		if s.Headroom != nil {
+			out = append(out, &Cell{Series: s, Repeat: 1, File: s.Prefix + "-headroom.json", Expected: s.Run + s.Cooldown})
+			continue
+		}
 		if s.Capacity != "" {
 			// At most a dozen probes on a dataset of a few hundred units.
 			out = append(out, &Cell{Series: s, Repeat: 1, File: s.Capacity, Expected: 12 * (s.Run + s.Cooldown)})

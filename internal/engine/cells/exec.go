@@ -33,6 +33,9 @@ type Executor struct {
 	Plan    bool
 	Out     io.Writer
 	Measure Measure
+	// Headroom runs a headroom cell: the level its series asks for, then
+	// the workload's checks; dir is the result folder.
+	Headroom func(ctx context.Context, c *Cell, dir string, out io.Writer) (*result.Result, error)
 	// Capacity runs a capacity search's cell, its probes' results in dir.
 	Capacity func(ctx context.Context, c *Cell, dir string, out io.Writer) error
 	// Progress, if set, hears of each cell as it starts (done of total
@@ -233,7 +236,16 @@ func (e *Executor) cell(ctx context.Context, c *Cell) error {
 		b, _ := json.Marshal(key)
 		return os.WriteFile(filepath.Join(e.Dir, c.File, ".done"), b, 0o644)
 	}
-	r, err := e.Measure(ctx, c, c.Threads, out)
+	var r *result.Result
+	var err error
+	if c.Series.Headroom != nil {
+		if e.Headroom == nil {
+			return fail(errors.New("this command runs no headroom"))
+		}
+		r, err = e.Headroom(ctx, c, e.Dir, out)
+	} else {
+		r, err = e.Measure(ctx, c, c.Threads, out)
+	}
 	if err == nil && r == nil {
 		err = errors.New("the run returned no result")
 	}

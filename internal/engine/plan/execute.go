@@ -20,10 +20,11 @@ type Hooks struct {
 	Dataset  func(ctx context.Context) error
 	Warmup   func(ctx context.Context, out io.Writer) error
 	Measure  cells.Measure
-	Capacity func(ctx context.Context, c *cells.Cell, dir string, out io.Writer) error // a step's search
-	Progress func(done, total int, c *cells.Cell, eta time.Duration)                   // optional: live metrics
-	Reset    ResetHooks                                                                // for steps with a reset
-	Versions VersionHooks                                                              // for a plan with [versions]
+	Capacity func(ctx context.Context, c *cells.Cell, dir string, out io.Writer) error                   // a step's search
+	Headroom func(ctx context.Context, c *cells.Cell, dir string, out io.Writer) (*result.Result, error) // a step's headroom
+	Progress func(done, total int, c *cells.Cell, eta time.Duration)                                     // optional: live metrics
+	Reset    ResetHooks                                                                                  // for steps with a reset
+	Versions VersionHooks                                                                                // for a plan with [versions]
 }
 
 // Execute runs the plan's cells into dir: one plan run per folder at a time,
@@ -36,7 +37,7 @@ func Execute(ctx context.Context, p *Plan, cs []*cells.Cell, dir string, out io.
 	}
 	defer lock.Close()
 	rs := &resets{p: p, h: h.Reset, warmup: h.Warmup, done: map[string]*result.Reset{}}
-	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: rs.measure(h.Measure), Capacity: h.Capacity, Progress: h.Progress}
+	ex := &cells.Executor{Dir: dir, Plan: true, Out: out, Measure: rs.measure(h.Measure), Capacity: h.Capacity, Headroom: h.Headroom, Progress: h.Progress}
 	todo, done, notes := ex.Pending(cs)
 	for _, n := range notes {
 		fmt.Fprintln(out, n)

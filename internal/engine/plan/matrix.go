@@ -100,7 +100,18 @@ func (m *Matrix) Run(ctx context.Context, v Visit) error {
 		}
 		return r, err
 	})
-	ex := &cells.Executor{Dir: vdir, Plan: true, Out: m.out, Measure: measure, Capacity: m.h.Capacity, Progress: m.h.Progress}
+	headroom := m.h.Headroom
+	if headroom != nil {
+		headroom = func(ctx context.Context, c *cells.Cell, dir string, out io.Writer) (*result.Result, error) {
+			r, err := m.h.Headroom(ctx, c, dir, out)
+			if r != nil {
+				cp := up
+				r.Version = &cp
+			}
+			return r, err
+		}
+	}
+	ex := &cells.Executor{Dir: vdir, Plan: true, Out: m.out, Measure: measure, Capacity: m.h.Capacity, Headroom: headroom, Progress: m.h.Progress}
 	return ex.Execute(ctx, todo)
 }
 

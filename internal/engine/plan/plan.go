@@ -76,6 +76,9 @@ type Step struct {
 	// search = "warehouses", the most it sustains): one cell whose probes
 	// the workload's search command runs.
 	Search string `toml:"search"`
+	// Headroom runs the step once below the limit: a share (0.7) of the
+	// last search step's result before it, or a number of units (24).
+	Headroom float64 `toml:"headroom"`
 	// Reset restores the dataset before the step's runs (see reset.go).
 	Reset        string `toml:"reset"`         // "" (none), reload, reimport or command
 	ResetEvery   string `toml:"reset_every"`   // cell (the default: before every run) or step
@@ -372,6 +375,19 @@ func (p *Plan) checkStepTiming(i int, _ Workloads, _ map[string]int) error {
 	at := func(k string) string { return stepKey(i, k) }
 	if err := p.checkThreadSchedule(i); err != nil {
 		return err
+	}
+	if s.Headroom != 0 {
+		switch {
+		case s.Search != "" || len(s.Threads) > 0 || s.P95Limit != "":
+			return p.errAt(at("headroom"), "step %q: headroom sets the run's level: remove threads, p95_limit and search", s.Name)
+		case s.Headroom < 0 || s.Headroom >= 1 && s.Headroom != math.Trunc(s.Headroom):
+			return p.errAt(at("headroom"), "step %q: headroom = %g: a share of the last search's result (0.7) or a whole number of units (24)", s.Name, s.Headroom)
+		case s.Headroom < 1 && p.searchBefore(i) == "":
+			return p.errAt(at("headroom"), "step %q: headroom = %g is a share of a search's result: put a step with search = ... before it, or give a number of units", s.Name, s.Headroom)
+		case s.Repeats > 1:
+			return p.errAt(at("repeats"), "step %q: a headroom step is one run: remove repeats", s.Name)
+		}
+		s.Threads = []int{1} // the headroom's own: Series leaves them out
 	}
 	if s.Search != "" {
 		if len(s.Threads) > 0 || s.P95Limit != "" {
@@ -709,9 +725,37 @@ func (p *Plan) Series(timing Timing) []*cells.Series {
 		if s.Search != "" {
 			se.Capacity, se.Threads = s.Name+"-search", nil
 		}
+		if s.Headroom != 0 {
+			h := &cells.Headroom{Share: s.Headroom}
+			if s.Headroom >= 1 {
+				h.Share, h.Units = 0, int(s.Headroom)
+			} else {
+				h.From = p.searchBefore(p.stepIndex(s.Name)) + "-search"
+			}
+			se.Headroom, se.Threads = h, nil
+		}
 		out = append(out, se)
 	}
 	return out
+}
+
+// searchBefore is the name of the last search step before step i ("" for none).
+func (p *Plan) searchBefore(i int) string {
+	for j := i - 1; j >= 0; j-- {
+		if p.Steps[j].Search != "" {
+			return p.Steps[j].Name
+		}
+	}
+	return ""
+}
+
+func (p *Plan) stepIndex(name string) int {
+	for i, s := range p.Steps {
+		if s.Name == name {
+			return i
+		}
+	}
+	return len(p.Steps)
 }
 
 // WriteCopy keeps the plan beside its results, for the record.
