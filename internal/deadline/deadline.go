@@ -206,3 +206,22 @@ func Cause(ctx context.Context) *Missed {
 	}
 	return nil
 }
+
+// Await waits for a server coming up (a deploy, a restart): read, each
+// bounded by r.Within, again after pause, until one succeeds (nil) or ctx
+// ends; then the last read's error (ctx's own when none ran).
+func Await(ctx context.Context, r Read, pause time.Duration, read func(context.Context) error) error {
+	for {
+		rctx, cancel := context.WithTimeout(ctx, r.Within)
+		err := read(rctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}

@@ -173,3 +173,31 @@ func TestWatch(t *testing.T) {
 		t.Errorf("stopped watch: cause %v", Cause(ctx2))
 	}
 }
+
+// Await reads until one read answers, each within its bound, and gives
+// the last error when its context ends first.
+func TestAwait(t *testing.T) {
+	n := 0
+	err := Await(context.Background(), Read{"x", time.Second}, time.Millisecond, func(ctx context.Context) error {
+		if _, ok := ctx.Deadline(); !ok {
+			t.Error("a read without its bound")
+		}
+		if n++; n < 3 {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	if err != nil || n != 3 {
+		t.Errorf("Await: %v after %d reads", err, n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = Await(ctx, Read{"x", 10 * time.Millisecond}, time.Millisecond, func(ctx context.Context) error {
+		<-ctx.Done() // a frozen server: every read runs to its bound
+		return errors.New("frozen")
+	})
+	if err == nil || err.Error() != "frozen" || time.Since(start) > 2*time.Second {
+		t.Errorf("Await on a frozen server: %v after %s", err, time.Since(start))
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/command"
 	"github.com/oltpbench/oltpbench/internal/conn"
+	"github.com/oltpbench/oltpbench/internal/deadline"
 	"github.com/oltpbench/oltpbench/internal/engine/cells"
 	"github.com/oltpbench/oltpbench/internal/engine/linesearch"
 	"github.com/oltpbench/oltpbench/internal/result"
@@ -59,19 +60,12 @@ func (p *Pipeline) restartServer(ctx context.Context, co conn.Options) error {
 		return err
 	}
 	defer pool.Close()
-	for {
-		actx, acancel := context.WithTimeout(ctx, 5*time.Second)
-		err := pool.DB(0).QueryRowContext(actx, "SELECT 1").Err()
-		acancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("the server did not answer within --restart-timeout=%s after --restart (%s)", s.restartTimeout, firstLine(err))
-		case <-time.After(200 * time.Millisecond):
-		}
+	if err := deadline.Await(ctx, deadline.Ping, 200*time.Millisecond, func(actx context.Context) error {
+		return pool.DB(0).QueryRowContext(actx, "SELECT 1").Err()
+	}); err != nil {
+		return fmt.Errorf("the server did not answer within --restart-timeout=%s after --restart (%s)", s.restartTimeout, firstLine(err))
 	}
+	return nil
 }
 
 // only refuses the search's options on another command.

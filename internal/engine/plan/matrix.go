@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/command"
+	"github.com/oltpbench/oltpbench/internal/deadline"
 	"github.com/oltpbench/oltpbench/internal/engine/cells"
 	"github.com/oltpbench/oltpbench/internal/result"
 )
@@ -27,9 +28,8 @@ type VersionHooks struct {
 	Report func(ctx context.Context, dir string, dirs, labels []string, out io.Writer) error
 }
 
-// readyAttempt bounds one question to the server while a version comes
-// up; readyPause is the wait between two.
-const readyAttempt, readyPause = 5 * time.Second, 200 * time.Millisecond
+// readyPause is the wait between two questions to a version coming up.
+const readyPause = 200 * time.Millisecond
 
 // A Matrix runs a plan's cells on its versions: one version up at a time,
 // deployed (and the one before torn down) when a visit needs another, its
@@ -159,36 +159,25 @@ func (m *Matrix) deploy(ctx context.Context, version string) (*result.Version, e
 }
 
 // ready asks the server for its version until it answers, within
-// ready_timeout.
+// ready_timeout (each question within deadline.Ping's bound).
 func (m *Matrix) ready(ctx context.Context, version string) (string, error) {
 	limit := m.p.Versions.readyTimeout()
-	deadline := time.Now().Add(limit)
-	var last error
-	for {
-		at := time.Now().Add(readyAttempt)
-		if at.After(deadline) {
-			at = deadline
-		}
-		actx, cancel := context.WithDeadline(ctx, at)
-		reported, err := m.h.Versions.Ready(actx)
-		cancel()
-		if err == nil {
-			return reported, nil
-		}
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		last = err
-		if !time.Now().Add(readyPause).Before(deadline) {
-			return "", fmt.Errorf("version %s: the server did not answer within ready_timeout = %s after its deploy (%v): check the deploy (its output is in %s) or raise ready_timeout, then run the same command again",
-				version, limit, firstLine(last), m.log(version))
-		}
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(readyPause):
-		}
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var reported string
+	err := deadline.Await(rctx, deadline.Ping, readyPause, func(actx context.Context) error {
+		v, err := m.h.Versions.Ready(actx)
+		reported = v
+		return err
+	})
+	switch {
+	case err == nil:
+		return reported, nil
+	case ctx.Err() != nil:
+		return "", ctx.Err()
 	}
+	return "", fmt.Errorf("version %s: the server did not answer within ready_timeout = %s after its deploy (%v): check the deploy (its output is in %s) or raise ready_timeout, then run the same command again",
+		version, limit, firstLine(err), m.log(version))
 }
 
 func firstLine(err error) string {
