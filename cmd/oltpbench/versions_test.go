@@ -139,7 +139,7 @@ func section(out, title string) string {
 }
 
 // TestVersionsFaults: a deploy that fails, one that hangs past its
-// timeout, one whose server never answers, one that brings up another
+// timeout, one whose server never answers (gone, or frozen), one that brings up another
 // version, and the plan killed during a deploy: each stops the plan with
 // one line naming the version, the log and the fix; the same command then
 // finishes the matrix, nothing measured twice and nothing lost. Then the
@@ -173,16 +173,20 @@ repeats = 2
 		{"B fail", "oltpbench: deploy of version B failed (exit status 3; its output is in " + log + "): fix it, then run the same command again to resume"},
 		{"B hang", "oltpbench: deploy of version B took longer than [versions] timeout = 10s and was killed (its output is in " + log + "): fix it or raise timeout, then run the same command again"},
 		{"B dead", "oltpbench: version B: the server did not answer within ready_timeout = 4s after its deploy ("},
+		{"B frozen", "oltpbench: version B: the server did not answer within ready_timeout = 4s after its deploy ("},
 		{"B other", `oltpbench: version B: the server reports "10.11.99-other", which expect_version = "10.11.99-B" does not match: the deploy brought up another version (its output is in ` + log + `); fix the deploy or expect_version, then run the same command again`},
 	} {
 		fault(tc.fault)
 		start := time.Now()
 		r := ob(t, nil, args...)
 		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.HasPrefix(r.stderr, tc.want) {
-			t.Fatalf("%s: exit %d, stderr %q, want one line %q", tc.fault, r.code, r.stderr, tc.want)
+			t.Fatalf("%s: exit %d, stderr %q, want one line %q\n%s", tc.fault, r.code, r.stderr, tc.want, r.stdout)
 		}
 		if tc.fault == "B hang" && time.Since(start) > 25*time.Second {
 			t.Errorf("a deploy hung past its 10 s timeout stopped the plan after %s", time.Since(start))
+		}
+		if tc.fault == "B frozen" && time.Since(start) > 25*time.Second {
+			t.Errorf("a frozen server after the deploy held the plan %s past its 4 s ready_timeout", time.Since(start))
 		}
 		if i == 0 {
 			res, err := result.Read(first)

@@ -9,7 +9,8 @@
 #             that other processes' CPU load does not blur
 # A fault for one version, from the file $MDB_DIR.fault ("B fail"): fail
 # exits 3; hang never returns; slow waits 30 s first; dead returns with no
-# server up; other brings up a server that reports another version.
+# server up; frozen returns with the server stopped (SIGSTOP) after its
+# start; other brings up a server that reports another version.
 set -eu
 v=$1
 mode=
@@ -22,6 +23,8 @@ fail) echo "deploy: no package for $v" >&2; exit 3 ;;
 hang) sleep 1000 ;;
 slow) sleep 30 ;;
 esac
+# A server a frozen deploy stopped (SIGSTOP) cannot shut down until it goes on.
+[ -f "$MDB_DIR/mysqld.pid" ] && kill -CONT "$(cat "$MDB_DIR/mysqld.pid")" 2>/dev/null || true
 "$OLTPBENCH_TEST_SCRIPTS/mariadb-stop.sh" "$MDB_DIR"
 [ "$mode" = dead ] && exit 0
 synced="--innodb-flush-log-at-trx-commit=1 --sync-binlog=1 --log-bin=$MDB_DIR/binlog --server-id=1"
@@ -35,5 +38,12 @@ b*) if [ "${v#b}" -ge "${BAD_FROM:-99}" ]; then
   fi ;;
 esac
 [ "$mode" = other ] && args="--version=10.11.99-other"
-MARIADB_EXTRA_ARGS="$args" MARIADB_CPUS="$cpus" "$OLTPBENCH_TEST_SCRIPTS/mariadb-start.sh" "$MDB_DIR"
+if [ "$mode" = frozen ]; then
+  # A session of its own: a stopped server left in this command's process
+  # group would be sent SIGCONT when the group is orphaned (its exit).
+  MARIADB_EXTRA_ARGS="$args" setsid -w "$OLTPBENCH_TEST_SCRIPTS/mariadb-start.sh" "$MDB_DIR"
+  kill -STOP "$(cat "$MDB_DIR/mysqld.pid")"
+else
+  MARIADB_EXTRA_ARGS="$args" MARIADB_CPUS="$cpus" "$OLTPBENCH_TEST_SCRIPTS/mariadb-start.sh" "$MDB_DIR"
+fi
 echo "deploy: $v is up"
