@@ -440,6 +440,11 @@ var readmeRuns = map[string]readmeEntry{
 	"oltpbench plan run deploy/plans/sysbench-release.toml --scale=0.001 --result-dir /tmp/try -- ...":   {},
 	"oltpbench tpcc search --warehouses=1000 --wait --time=10m --ramp=1m --result-dir=capacity/v7.5 ...": {add: "--db=tpcc"},
 	"oltpbench tpcc search --warehouses=1000 --wait=0.05 --time=300 --result-dir=capacity/small ...":     {add: "--db=tpcc"},
+	"oltpbench report compare capacity/v7.5 capacity/v7.6": {before: func(t *testing.T, dir string) {
+		for _, v := range []string{"v7.5", "v7.6"} {
+			obIn(t, dir, append([]string{"tpcc", "search", "--warehouses=1", "--wait=0.05", "--time=1", "--db=tpcc", "--result-dir=capacity/" + v}, readmeConn()...)...)
+		}
+	}},
 	// One warehouse for 1 s at the spec's waits is a handful of New-Orders:
 	// the gate may pass or fail it.
 	"oltpbench tpcc search --warehouses=1000 --wait --time=10m --ramp=1m --baseline-max=600 --result-dir=gate/v7.6 ...": {add: "--db=tpcc", codes: []int{1}},

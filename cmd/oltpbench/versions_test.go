@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,18 +42,23 @@ func versionServer(t *testing.T) (string, []string) {
 // folder and keys put in.
 func versionsPlan(t *testing.T, srv, versionKeys, steps string) string {
 	t.Helper()
+	return versionsPlanOf(t, srv, "workload = \"sysbench\"\noptions = { tables = 1, table-size = 10000 }", versionKeys, steps)
+}
+
+// versionsPlanOf is versionsPlan with another [dataset].
+func versionsPlanOf(t *testing.T, srv, dataset, versionKeys, steps string) string {
+	t.Helper()
 	deploy, err := filepath.Abs("testdata/versions/deploy.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return writePlan(t, fmt.Sprintf(`[dataset]
-workload = "sysbench"
-options = { tables = 1, table-size = 10000 }
+%s
 [versions]
 deploy = "MDB_DIR=%s sh %s {version}"
 expect_version = "10.11.99-{version}"
 %s
-%s`, srv, deploy, versionKeys, steps))
+%s`, dataset, srv, deploy, versionKeys, steps))
 }
 
 // visitOrder is the versions of a plan run's visits, in order.
@@ -121,6 +127,68 @@ repeats = 4
 		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || !strings.Contains(string(b), "first between B and C") {
 			t.Errorf("%s: %v, or without the located pair", f, err)
 		}
+	}
+}
+
+// TestVersionsCapacity: a TPC-C capacity search step on two "versions",
+// D taking at most 16 connections, with repeats = 3: each version's
+// search runs its boundary's levels three times; D's probes from 2
+// warehouses on (20 threads) error out and count as failures, named in
+// its table; the report at the end puts the two searches side by side and
+// confirms that D's capacity fell (D failed at a level in every run that A
+// sustained in every run), which --fail-on gates. Alone: A's probes'
+// efficiency is the machine's.
+func TestVersionsCapacity(t *testing.T) {
+	alone(t)
+	srv, conn := versionServer(t)
+	p := versionsPlanOf(t, srv, "workload = \"tpcc\"\noptions = { warehouses = 4 }", `list = ["A", "D"]`, `[[step]]
+name = "capacity"
+search = "warehouses"
+time = "3s"
+repeats = 3
+options = { wait = 0.004, report-interval = 0 }
+`)
+	dir := t.TempDir()
+	r := ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dir, "--fail-on=regression:5%", "--"}, conn...)...)
+	verdict := regexp.MustCompile(`(?m)^  capacity fell -\d+% \(([2-4]) -> 1 warehouses\): D failed at 2 in 3 of 3 runs, A sustained ([2-4]) in 3 of 3: confirmed$`)
+	m := verdict.FindStringSubmatch(r.stdout)
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("no confirmed fall of D's capacity in the report:\n%s", r.stdout)
+	}
+	if !regexp.MustCompile(`(?m)^2 +- +FAIL +the run failed: .*[Tt]oo many connections`).MatchString(r.stdout[strings.Index(r.stdout, "=== visit 2/2: version D")+1:]) {
+		t.Errorf("D's table does not name the failed run:\n%s", r.stdout)
+	}
+	if r.code != 1 || !strings.Contains(r.stderr, "regression beyond 5%: TPC-C: capacity fell -") {
+		t.Errorf("--fail-on=regression:5%%: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// The table: each version's maximum, then the levels near either
+	// boundary with each version's runs there.
+	if !regexp.MustCompile(`(?m)^ *MAX +`+m[1]+` +1$`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`(?m)^ *2 +(-|PASS \d/\d [\d.]+) +FAIL 0/3 \(run failed\)$`).MatchString(r.stdout) {
+		t.Errorf("the side-by-side table:\n%s", r.stdout)
+	}
+	// Every run a result in its version's search folder, marked as a
+	// probe; the boundary's levels three times.
+	for v, level := range map[string]string{"A": m[1], "D": "2"} {
+		runs, _ := filepath.Glob(filepath.Join(dir, v, "capacity-search", "tpcc-"+level+"warehouses*.json"))
+		if len(runs) != 3 {
+			t.Errorf("%s: %v, want 3 runs at %s", v, runs, level)
+		}
+		for _, f := range runs {
+			res, err := result.Read(f)
+			if err != nil || res.Probe == nil || strconv.Itoa(res.Probe.Level) != level || res.Probe.Failed != (v == "D") ||
+				res.Probe.Under != "--wait=0.004 --time=3 --warehouses=4" {
+				t.Errorf("%s: %v, probe %+v", f, err, res.Probe)
+			}
+		}
+	}
+	if md, err := os.ReadFile(filepath.Join(dir, "report.md")); err != nil || !strings.Contains(string(md), "| MAX | "+m[1]+" | 1 |") {
+		t.Errorf("report.md: %v\n%s", err, md)
+	}
+	// Run again: every probe, failed runs too, is read back, none run.
+	again := ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dir, "--"}, conn...)...)
+	if strings.Contains(again.stdout, "== probe at") || !verdict.MatchString(again.stdout) {
+		t.Errorf("the plan run again probed again, or lost the verdict:\n%s", again.stdout)
 	}
 }
 

@@ -68,6 +68,9 @@ type Result struct {
 	// Version is the plan's version this run measured (a plan with
 	// [versions]): its name, what the server reported after its deploy.
 	Version *Version `json:"version,omitempty"`
+	// Probe marks a run of a capacity search: the level it probed and the
+	// workload's verdict on it.
+	Probe *Probe `json:"probe,omitempty"`
 	// Evidence is what the server did over the measured window: its
 	// counters' changes and its statements' figures (internal/engine/evidence).
 	Evidence *Evidence `json:"evidence,omitempty"`
@@ -254,6 +257,22 @@ type Version struct {
 	Restore     string    `json:"restore"` // none, reload, reimport or command
 	RestoreSecs float64   `json:"restore_seconds"`
 	Verified    string    `json:"verified,omitempty"` // what was checked of the dataset after the restore
+}
+
+// Probe is one run of a capacity search (tpcc search): the level, in the
+// workload's units, and whether the run sustained it. Repeat is 1 for the
+// line search's probe, 2 and up for the repeats of the boundary's levels.
+type Probe struct {
+	Unit   string `json:"unit"`
+	Level  int    `json:"level"`
+	Repeat int    `json:"repeat"`
+	Pass   bool   `json:"pass"`
+	Why    string `json:"why"`
+	// Failed says the run errored out: the result holds no measurements.
+	Failed bool `json:"run_failed,omitempty"`
+	// Under is what every probe of the search ran under (its pace, time and
+	// loaded size, as options): two searches compare when it is equal.
+	Under string `json:"under"`
 }
 
 // ClientHealth is the benchmark client over a window (internal/engine/health).

@@ -40,7 +40,8 @@ type Series struct {
 	Search   *Search // nil: a sweep
 	// Capacity, when not "", makes the series one capacity search (a
 	// plan step's search): its probes' results go into this folder
-	// (relative to the result folder), run by Executor.Capacity.
+	// (relative to the result folder), run by Executor.Capacity; Repeats
+	// is how many runs its boundary's levels get.
 	Capacity string
 	// Headroom, when set, makes the series one run at a share of a
 	// capacity search's result (or a number of units), run by
@@ -93,6 +94,9 @@ func (c *Cell) Args() []string {
 	args := append([]string(nil), s.Args...)
 	if s.Schedule != "" {
 		return append(args, "--"+result.FlagThreads+"="+s.Schedule)
+	}
+	if s.Capacity != "" && s.Repeats > 1 {
+		return append(args, flag(result.FlagRepeat, s.Repeats)) // the boundary's levels, run again
 	}
 	if s.Capacity != "" || s.Headroom != nil {
 		return args // the search (or the headroom's level) sets the threads
@@ -170,8 +174,10 @@ func Expand(series []*Series) []*Cell {
 			continue
 		}
 		if s.Capacity != "" {
-			// At most a dozen probes on a dataset of a few hundred units.
-			out = append(out, &Cell{Series: s, Repeat: 1, File: s.Capacity, Expected: 12 * (s.Run + s.Cooldown)})
+			// At most a dozen probes on a dataset of a few hundred units,
+			// and the repeats of the boundary's two levels.
+			probes := time.Duration(12 + 2*max(0, s.Repeats-1))
+			out = append(out, &Cell{Series: s, Repeat: 1, File: s.Capacity, Expected: probes * (s.Run + s.Cooldown)})
 			continue
 		}
 		if s.Search != nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -131,71 +132,134 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 		return err
 	}
 	name := p.w.Name()
+	reps := p.f.lv.repeat
+	if reps < 1 {
+		return fmt.Errorf("invalid --%s=%d: at least 1", result.FlagRepeat, reps)
+	}
 	type probe struct {
 		r   *result.Result
 		why string
 	}
 	probes := map[int]probe{}
-	run := func(ctx context.Context, n int) (bool, string, error) {
-		file := filepath.Join(dir, fmt.Sprintf("%s-%d%s.json", name, n, c.Unit))
+	var shaping []string
+	for _, f := range []string{c.Requires, p.ro.TimeFlag, c.Size} {
+		if fl := p.fs.Lookup(f); fl != nil {
+			shaping = append(shaping, "--"+f+"="+fl.Value.String())
+		}
+	}
+	under := strings.Join(shaping, " ")
+	tally := map[int]*boundary{} // the boundary's levels: every run of each
+	// run runs (or reads back) repeat rep of the probe at n.
+	run := func(ctx context.Context, n, rep int) (bool, string, error) {
+		file := filepath.Join(dir, probeFile(name, n, c.Unit, rep))
 		failed := file + ".failed"
 		if err := p.fs.Set(c.Active, strconv.Itoa(n)); err != nil {
 			return false, "", err
 		}
-		if r, err := result.ReadWith(file, workload.Upgrade); err == nil && !r.Interrupted {
-			fmt.Fprintf(p.out, "Probe at %d %s: done before (%s)\n", n, c.Unit, file)
-			pass, why := c.Verdict(r)
-			probes[n] = probe{r, why}
-			v, _ := r.Throughput()
+		keep := func(pass bool, why string, r *result.Result) (bool, string, error) {
+			if rep == 1 {
+				probes[n] = probe{r, why}
+			}
+			if b := tally[n]; b != nil {
+				b.add(pass, r)
+			}
+			v := math.NaN()
+			if r != nil {
+				v, _ = r.Throughput()
+			}
 			p.exp.SearchProbe(n, pass, v)
 			return pass, why, nil
 		}
+		label := fmt.Sprintf("%d %s", n, c.Unit)
+		if rep > 1 {
+			label += fmt.Sprintf(", repeat %d", rep)
+		}
+		if r, err := result.ReadWith(file, workload.Upgrade); err == nil && !r.Interrupted {
+			fmt.Fprintf(p.out, "Probe at %s: done before (%s)\n", label, file)
+			if r.Probe != nil && r.Probe.Failed {
+				return keep(false, r.Probe.Why, nil)
+			}
+			pass, why := c.Verdict(r)
+			return keep(pass, why, r)
+		}
 		if b, err := os.ReadFile(failed); err == nil {
 			why := strings.TrimSpace(string(b))
-			probes[n] = probe{nil, why}
-			fmt.Fprintf(p.out, "Probe at %d %s: failed before (%s)\n", n, c.Unit, why)
-			return false, why, nil
+			fmt.Fprintf(p.out, "Probe at %s: failed before (%s)\n", label, why)
+			return keep(false, why, nil)
 		}
-		fmt.Fprintf(p.out, "\n== probe at %d %s, %d threads\n", n, c.Unit, n*c.ThreadsPer)
+		fmt.Fprintf(p.out, "\n== probe at %s, %d threads\n", label, n*c.ThreadsPer)
 		if p.f.search.restart != "" {
 			if err := p.restartServer(ctx, co); err != nil {
 				return false, "", err
 			}
 		}
 		s := &cells.Series{Name: name, Prefix: name, Threads: []int{n * c.ThreadsPer}, Repeats: 1}
+		var described *Run
 		ex := &cells.Executor{File: file, Out: p.notice, Measure: func(ctx context.Context, cl *cells.Cell, threads int, _ io.Writer) (*result.Result, error) {
-			r, err := p.Describe(co, cl, threads)
+			d, err := p.Describe(co, cl, threads)
 			if err != nil {
 				return nil, err
 			}
-			return p.Measure(ctx, r)
+			described = d
+			r, err := p.Measure(ctx, d)
+			if err == nil && r != nil && !r.Interrupted {
+				pass, why := c.Verdict(r)
+				r.Probe = &result.Probe{Unit: c.Unit, Level: n, Repeat: rep, Pass: pass, Why: why, Under: under}
+			}
+			return r, err
 		}}
 		if err := ex.Execute(ctx, cells.Expand([]*cells.Series{s})); err != nil {
 			if ctx.Err() != nil {
 				return false, "", ctx.Err()
 			}
-			// A run that errors out is a failed probe, kept as one.
+			// A run that errors out is a failed probe, kept as one: a
+			// result with no measurements, so that a search run again and
+			// a comparison of searches both see it.
 			why := "the run failed: " + firstLine(err)
-			_ = os.WriteFile(failed, []byte(why+"\n"), 0o644)
-			probes[n] = probe{nil, why}
-			p.exp.SearchProbe(n, false, math.NaN())
-			return false, why, nil
+			if described == nil {
+				_ = os.WriteFile(failed, []byte(why+"\n"), 0o644)
+				return keep(false, why, nil)
+			}
+			stub := p.newResult(described)
+			stub.Start, stub.End = time.Now(), time.Now()
+			stub.Probe = &result.Probe{Unit: c.Unit, Level: n, Repeat: rep, Why: why, Failed: true, Under: under}
+			if err := stub.Write(file); err != nil {
+				return false, "", err
+			}
+			return keep(false, why, nil)
 		}
 		r, err := result.ReadWith(file, workload.Upgrade)
 		if err != nil {
 			return false, "", err
 		}
 		pass, why := c.Verdict(r)
-		probes[n] = probe{r, why}
-		v, _ := r.Throughput()
-		p.exp.SearchProbe(n, pass, v)
-		return pass, why, nil
+		return keep(pass, why, r)
 	}
 	fmt.Fprintf(p.out, "Search of the most %s sustained: %d loaded, start at %d, precision %d (at most %d probes)\n",
 		c.Unit, size, max(cfg.Estimate, cfg.Baseline), cfg.Precision, cfg.MaxProbes())
-	o, err := linesearch.Search(ctx, cfg, run)
+	o, err := linesearch.Search(ctx, cfg, func(ctx context.Context, n int) (bool, string, error) { return run(ctx, n, 1) })
 	if err != nil {
 		return err
+	}
+	// The boundary's levels again, so that a comparison of two searches
+	// rests on more than one run at each (the line search's own probe is
+	// the first of each).
+	var edges []int
+	for _, n := range []int{o.Best, o.Failed} {
+		if n > 0 {
+			edges = append(edges, n)
+			tally[n] = &boundary{}
+			tally[n].add(o.Steps[slices.IndexFunc(o.Steps, func(st linesearch.Step) bool { return st.N == n })].Pass, probes[n].r)
+		}
+	}
+	if reps > 1 {
+		for rep := 2; rep <= reps; rep++ {
+			for _, n := range edges {
+				if _, _, err := run(ctx, n, rep); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	metric := "throughput"
 	for _, pr := range probes {
@@ -215,9 +279,19 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 		verdict := map[bool]string{true: "PASS", false: "FAIL"}[st.Pass]
 		fmt.Fprintf(p.out, "%-6d %12s %-5s  %s\n", st.N, tpm, verdict, st.Why)
 	}
+	if reps > 1 {
+		fmt.Fprintf(p.out, "\nThe boundary, %d runs of each level (--%s=%d):\n", reps, result.FlagRepeat, reps)
+		for _, n := range edges {
+			fmt.Fprintf(p.out, "  %d %s: %s\n", n, c.Unit, tally[n].String(metric))
+		}
+	}
 	upper := strings.ToUpper(c.Unit)
+	held := o.Held
+	if o.Checked && reps > 1 {
+		held = tally[cfg.Baseline] != nil && tally[cfg.Baseline].majority()
+	}
 	switch {
-	case o.Checked && o.Held && !cfg.Above:
+	case o.Checked && held && !cfg.Above:
 		fmt.Fprintf(p.out, "\nBASELINE HELD: still sustains %d %s (%s)\n", cfg.Baseline, c.Unit, probes[cfg.Baseline].why)
 		return nil
 	case o.Best == 0:
@@ -226,14 +300,69 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 		v, unit := probes[o.Best].r.Throughput()
 		fmt.Fprintf(p.out, "\nMAX %s = %d (%.1f %s; %s)\n", upper, o.Best, v, unit, probes[o.Best].why)
 	}
+	if reps > 1 {
+		for _, n := range edges {
+			if b := tally[n]; b.pass != 0 && b.pass != b.runs {
+				fmt.Fprintf(p.out, "The boundary is not clear-cut: %d %s passed %d of %d runs\n", n, c.Unit, b.pass, b.runs)
+			}
+		}
+	}
 	if o.AtMax {
 		fmt.Fprintf(p.out, "It passed at all %d loaded %s: the dataset is too small to find the limit: load more\n", size, c.Unit)
 	}
-	fmt.Fprintf(p.out, "%d probes (bound %d)\n", len(o.Steps), cfg.MaxProbes())
-	if o.Checked && !o.Held {
+	fmt.Fprintf(p.out, "%d probes (bound %d)", len(o.Steps), cfg.MaxProbes())
+	if reps > 1 {
+		fmt.Fprintf(p.out, ", and %d repeats of the boundary", (reps-1)*len(edges))
+	}
+	fmt.Fprintln(p.out)
+	switch {
+	case o.Checked && !held && o.Held:
+		// The first probe passed, the repeats did not: nothing below was searched.
+		return fmt.Errorf("the baseline of %d %s fails in %d of %d runs", cfg.Baseline, c.Unit, tally[cfg.Baseline].runs-tally[cfg.Baseline].pass, tally[cfg.Baseline].runs)
+	case o.Checked && !held:
 		return fmt.Errorf("the baseline of %d %s fails: capacity fell to %d %s", cfg.Baseline, c.Unit, o.Best, c.Unit)
 	}
 	return nil
+}
+
+// probeFile is the result file of repeat rep of the probe at n units.
+func probeFile(name string, n int, unit string, rep int) string {
+	if rep > 1 {
+		return fmt.Sprintf("%s-%d%s-r%d.json", name, n, unit, rep)
+	}
+	return fmt.Sprintf("%s-%d%s.json", name, n, unit)
+}
+
+// boundary is every run of one of a search's boundary levels.
+type boundary struct {
+	runs, pass int
+	values     []float64 // the runs' throughput (runs without a result: none)
+}
+
+func (b *boundary) add(pass bool, r *result.Result) {
+	b.runs++
+	if pass {
+		b.pass++
+	}
+	if r != nil {
+		v, _ := r.Throughput()
+		b.values = append(b.values, v)
+	}
+}
+
+// majority says whether most runs passed.
+func (b *boundary) majority() bool { return 2*b.pass > b.runs }
+
+func (b *boundary) String(metric string) string {
+	vs := make([]string, len(b.values))
+	for i, v := range b.values {
+		vs[i] = strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	s := fmt.Sprintf("passed %d of %d", b.pass, b.runs)
+	if len(vs) > 0 {
+		s += fmt.Sprintf(" (%s %s)", metric, strings.Join(vs, ", "))
+	}
+	return s
 }
 
 func firstLine(err error) string {

@@ -26,7 +26,7 @@ type levelFlags struct {
 
 func (l *levelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&l.startAt, result.FlagStartAt, "", "start at this time (RFC 3339 or Unix seconds), so clients started separately measure the same window; report merge then combines them")
-	fs.IntVar(&l.repeat, result.FlagRepeat, 1, "run every thread level this many times (one result each in --result-dir): report compare then tells a change from noise")
+	fs.IntVar(&l.repeat, result.FlagRepeat, 1, "run every thread level this many times (one result each in --result-dir): report compare then tells a change from noise; a capacity search runs its highest pass and lowest failure this many times")
 	workload.SecondsVar(fs, &l.cooldown, result.FlagCooldown, 0, "pause between the levels of a thread sweep (seconds or a duration)")
 	fs.StringVar(&l.resultDir, result.FlagResultDir, "", "folder for one result file per thread level")
 	fs.StringVar(&l.p95SLO, result.FlagP95SLO, "", "find the thread count with the highest throughput whose p95 stays within this (e.g. 105ms); --threads=lo-hi")

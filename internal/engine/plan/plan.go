@@ -393,9 +393,6 @@ func (p *Plan) checkStepTiming(i int, _ Workloads, _ map[string]int) error {
 		if len(s.Threads) > 0 || s.P95Limit != "" {
 			return p.errAt(at("search"), "step %q: a search sets each probe's threads: remove threads and p95_limit", s.Name)
 		}
-		if s.Repeats > 1 {
-			return p.errAt(at("repeats"), "step %q: a search probes each level once: remove repeats", s.Name)
-		}
 		s.Threads = []int{1} // the search's own: Series leaves them out
 	}
 	if len(s.Threads) == 0 {

@@ -130,9 +130,12 @@ func LabelOf(rs []*result.Result, fallback string) string {
 // workload (and plan step) and the server settings that differ between
 // adjacent versions.
 type Report struct {
-	Labels   []string
-	Tables   []Table
-	Settings []SettingDiff
+	Labels []string
+	Tables []Table
+	// Capacities are the versions' capacity searches, by workload: their
+	// probes are not in Tables.
+	Capacities []Capacity
+	Settings   []SettingDiff
 	// FailOnClientBound: Regressions counts cells where a version was
 	// client-bound too (by default they are left out: such a verdict
 	// measures the client).
@@ -144,7 +147,7 @@ type Report struct {
 
 // New compares the versions, oldest first.
 func New(vs []Version, describe Describe) *Report {
-	rep := &Report{Tables: build(vs, describe), Settings: Settings(vs)}
+	rep := &Report{Tables: build(vs, describe), Capacities: capacities(vs, describe), Settings: Settings(vs)}
 	for _, v := range vs {
 		rep.Labels = append(rep.Labels, v.Label)
 	}
@@ -253,6 +256,9 @@ func build(vs []Version, describe Describe) []Table {
 	var keys []key
 	for vi, v := range vs {
 		for _, r := range v.Results {
+			if r.Probe != nil {
+				continue // a capacity search's: Capacities
+			}
 			k := key{r.Workload, stepOf(r), r.Threads}
 			row := idx[k]
 			if row == nil {

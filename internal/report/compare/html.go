@@ -117,6 +117,7 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 		statementBars(w, t, labels, rep.Whys(t))
 		fmt.Fprintf(w, "</div>\n")
 	}
+	rep.capacityHTML(w)
 	fmt.Fprintf(w, "</body></html>\n")
 }
 

@@ -78,6 +78,7 @@ func (rep *Report) Markdown(w io.Writer) {
 		warnings(w, t)
 	}
 	rep.best(w, true)
+	rep.capacityTables(w, true)
 }
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -241,5 +241,5 @@ func (rep *Report) Regressions(limit float64) []string {
 	for _, t := range rep.Tables {
 		bad = append(bad, t.Regressions(rep.Labels, limit, rep.FailOnClientBound)...)
 	}
-	return bad
+	return append(bad, rep.capacityRegressions(limit)...)
 }

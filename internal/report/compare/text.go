@@ -144,6 +144,7 @@ func (rep *Report) Text(w io.Writer) {
 		}
 	}
 	rep.best(w, false)
+	rep.capacityTables(w, false)
 }
 
 // shown is the setting's values, "(unknown)" for a version without

@@ -4,6 +4,8 @@
 #   A, same   as the server starts
 #   B         a synced commit: innodb_flush_log_at_trx_commit=1, sync_binlog=1 (binlog on)
 #   C         B's settings, the server on one CPU
+#   D         at most 16 connections: a version whose TPC-C capacity search
+#             errors out from 2 warehouses on (20 threads)
 #   bN        build N of a bisect: from build $BAD_FROM on, each commit waits
 #             10 ms for a group commit (binlog_commit_wait_usec): a regression
 #             that other processes' CPU load does not blur
@@ -33,6 +35,7 @@ cpus=
 case "$v" in
 B) args="$args $synced" ;;
 C) args="$args $synced"; cpus=0 ;;
+D) args="$args --max-connections=16" ;;
 b*) if [ "${v#b}" -ge "${BAD_FROM:-99}" ]; then
     args="$args --log-bin=$MDB_DIR/binlog --server-id=1 --binlog-commit-wait-count=100 --binlog-commit-wait-usec=10000"
   fi ;;
