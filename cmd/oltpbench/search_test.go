@@ -92,6 +92,18 @@ func TestTPCCSearch(t *testing.T) {
 			t.Errorf("--baseline-max=%s: exit %d\n%s%s", hold, g.code, g.stdout, g.stderr)
 		}
 	}
+	if best >= 2 && best < 10 {
+		// --above: the baseline holds, and the search goes on upward from it.
+		hold := best / 2
+		g := tp(t, db, append(args, "--baseline-max="+strconv.Itoa(hold), "--above", "--result-dir="+t.TempDir())...)
+		_, order := searchTable(t, g.stdout)
+		m := regexp.MustCompile(`(?m)^MAX WAREHOUSES = (\d+)`).FindStringSubmatch(g.stdout)
+		if g.code != 0 || strings.Contains(g.stdout, "BASELINE HELD") || m == nil || len(order) < 2 || order[0] != hold {
+			t.Errorf("--baseline-max=%d --above: exit %d, probes %v\n%s%s", hold, g.code, order, g.stdout, g.stderr)
+		} else if above, _ := strconv.Atoi(m[1]); above < hold || order[1] <= hold {
+			t.Errorf("--baseline-max=%d --above probed %v and ended at %d: not upward from the baseline:\n%s", hold, order, above, g.stdout)
+		}
+	}
 	if best <= 7 {
 		g := tp(t, db, append(args, "--baseline-max=10", "--result-dir="+t.TempDir())...)
 		if g.code != 1 || !strings.Contains(g.stderr, "the baseline of 10 warehouses fails: capacity fell to ") {
