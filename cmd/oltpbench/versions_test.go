@@ -451,3 +451,56 @@ repeats = 5
 		t.Errorf("interleaved identical versions called different more than once in 10: %v", count)
 	}
 }
+
+// TestBisectArgs: what bisect's options choose, before any build is
+// measured (every deploy here fails at once, so no server is needed):
+// --step picks the deciding step, --scale its time, --versions and
+// --versions-file the builds; bad input is one line each.
+func TestBisectArgs(t *testing.T) {
+	p := writePlan(t, `[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 1000 }
+[versions]
+list = ["g", "m", "b"]
+deploy = "echo deploying {version}; exit 3"
+[[step]]
+name = "reads"
+test = "oltp_point_select"
+threads = [2]
+time = "10s"
+repeats = 5
+[[step]]
+name = "writes"
+test = "oltp_write_only"
+threads = [2]
+time = "20s"
+repeats = 2
+`)
+	builds := filepath.Join(t.TempDir(), "builds.txt")
+	os.WriteFile(builds, []byte("x1\nx2\nx3\nx4\n"), 0o644)
+	one := filepath.Join(t.TempDir(), "one.txt")
+	os.WriteFile(one, []byte("x1\n"), 0o644)
+	for _, c := range []struct {
+		args      []string
+		out, err string
+	}{
+		{[]string{"--step", "reads"}, "Step reads decides: sysbench oltp_point_select --table-size=1000 --tables=1 --time=10 --threads=2\nBisect of 3 builds, g (good) .. b (bad), on reads: 5 repeats each",
+			"deploy of version g failed (exit status 3"},
+		{[]string{"--step", "reads", "--scale", "0.5", "--versions", "g,b"}, "Step reads decides: sysbench oltp_point_select --table-size=1000 --tables=1 --time=5 --threads=2\nBisect of 2 builds, g (good) .. b (bad)",
+			"deploy of version g failed"},
+		{[]string{"--step", "reads", "--versions-file", builds}, "Bisect of 4 builds, x1 (good) .. x4 (bad)", "deploy of version x1 failed"},
+		{[]string{"--step", "reads", "--versions-file", one}, "", "bisect needs at least two builds, the first known good and the last known bad; the list has 1"},
+		{[]string{"--step", "reads", "--versions", "a,b", "--versions-file", builds}, "", "give the builds with --versions or --versions-file, not both"},
+		{nil, "", "the plan has 2 steps: give --step, one of reads, writes"},
+		{[]string{"--step", "nope"}, "", `the plan has no step "nope"`},
+		{[]string{"--step", "writes"}, "", `step "writes" has repeats = 2: bisect decides by the U test, which needs at least`},
+		{[]string{"--step", "reads", "--versions-file", "/nonexistent"}, "", "cannot read --versions-file"},
+	} {
+		args := append(append([]string{"bisect", p, "--result-dir", t.TempDir()}, c.args...), "--", "--mysql-port=1")
+		r := inProcess(args...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code == 0 || len(lines) != 1 || !strings.Contains(lines[0], c.err) || !strings.Contains(r.stdout, c.out) {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q\nwant %q and one line with %q", c.args, r.code, r.stdout, r.stderr, c.out, c.err)
+		}
+	}
+}
