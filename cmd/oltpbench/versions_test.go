@@ -481,7 +481,7 @@ repeats = 2
 	one := filepath.Join(t.TempDir(), "one.txt")
 	os.WriteFile(one, []byte("x1\n"), 0o644)
 	for _, c := range []struct {
-		args      []string
+		args     []string
 		out, err string
 	}{
 		{[]string{"--step", "reads"}, "Step reads decides: sysbench oltp_point_select --table-size=1000 --tables=1 --time=10 --threads=2\nBisect of 3 builds, g (good) .. b (bad), on reads: 5 repeats each",

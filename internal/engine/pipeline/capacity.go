@@ -286,19 +286,38 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 		}
 	}
 	upper := strings.ToUpper(c.Unit)
-	held := o.Held
-	if o.Checked && reps > 1 {
-		held = tally[cfg.Baseline] != nil && tally[cfg.Baseline].majority()
+	held, best := o.Held, o.Best
+	if reps > 1 {
+		// Every run counts: a level passes when most of its runs did, as
+		// report compare judges searches.
+		levels := map[int]result.LevelRuns{}
+		for _, st := range o.Steps {
+			levels[st.N] = result.LevelRuns{Runs: 1, Passed: map[bool]int{true: 1}[st.Pass]}
+		}
+		for n, b := range tally {
+			levels[n] = result.LevelRuns{Runs: b.runs, Passed: b.pass}
+		}
+		best, _ = result.Boundary(levels)
+		if o.Checked {
+			held = levels[cfg.Baseline].Passes()
+		}
 	}
 	switch {
 	case o.Checked && held && !cfg.Above:
 		fmt.Fprintf(p.out, "\nBASELINE HELD: still sustains %d %s (%s)\n", cfg.Baseline, c.Unit, probes[cfg.Baseline].why)
 		return nil
-	case o.Best == 0:
+	case best == 0 && o.Best == 0:
 		fmt.Fprintf(p.out, "\nMAX %s = 0: even 1 fails (%s)\n", upper, o.Steps[len(o.Steps)-1].Why)
+	case best == 0:
+		fmt.Fprintf(p.out, "\nMAX %s = 0: no level passed in most of its runs\n", upper)
+	case probes[best].r == nil:
+		fmt.Fprintf(p.out, "\nMAX %s = %d (its first run failed; most of its runs passed)\n", upper, best)
 	default:
-		v, unit := probes[o.Best].r.Throughput()
-		fmt.Fprintf(p.out, "\nMAX %s = %d (%.1f %s; %s)\n", upper, o.Best, v, unit, probes[o.Best].why)
+		v, unit := probes[best].r.Throughput()
+		fmt.Fprintf(p.out, "\nMAX %s = %d (%.1f %s; %s)\n", upper, best, v, unit, probes[best].why)
+	}
+	if best != o.Best {
+		fmt.Fprintf(p.out, "The line search ended at %d; the repeats of the boundary moved the maximum to %d\n", o.Best, best)
 	}
 	if reps > 1 {
 		for _, n := range edges {
@@ -307,7 +326,7 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 			}
 		}
 	}
-	if o.AtMax {
+	if best == size {
 		fmt.Fprintf(p.out, "It passed at all %d loaded %s: the dataset is too small to find the limit: load more\n", size, c.Unit)
 	}
 	fmt.Fprintf(p.out, "%d probes (bound %d)", len(o.Steps), cfg.MaxProbes())
@@ -320,7 +339,7 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 		// The first probe passed, the repeats did not: nothing below was searched.
 		return fmt.Errorf("the baseline of %d %s fails in %d of %d runs", cfg.Baseline, c.Unit, tally[cfg.Baseline].runs-tally[cfg.Baseline].pass, tally[cfg.Baseline].runs)
 	case o.Checked && !held:
-		return fmt.Errorf("the baseline of %d %s fails: capacity fell to %d %s", cfg.Baseline, c.Unit, o.Best, c.Unit)
+		return fmt.Errorf("the baseline of %d %s fails: capacity fell to %d %s", cfg.Baseline, c.Unit, best, c.Unit)
 	}
 	return nil
 }
@@ -349,9 +368,6 @@ func (b *boundary) add(pass bool, r *result.Result) {
 		b.values = append(b.values, v)
 	}
 }
-
-// majority says whether most runs passed.
-func (b *boundary) majority() bool { return 2*b.pass > b.runs }
 
 func (b *boundary) String(metric string) string {
 	vs := make([]string, len(b.values))

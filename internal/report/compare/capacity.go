@@ -69,41 +69,32 @@ func capacities(vs []Version, describe Describe) []Capacity {
 	return out
 }
 
-// boundaryOf is a search's maximum and lowest failure from its probes,
-// each level judged by most of its runs (-1, 0 without probes).
+// boundaryOf is a search's maximum and lowest failure from its probes
+// (result.Boundary; -1, 0 without probes).
 func boundaryOf(levels map[int][]*result.Result) (best, failed int) {
 	if levels == nil {
 		return -1, 0
 	}
-	ns := slices.Sorted(maps.Keys(levels))
-	for _, n := range ns {
-		if !passes(levels[n]) {
-			failed = n
-			break
-		}
-	}
-	for _, n := range ns {
-		if (failed == 0 || n < failed) && passes(levels[n]) {
-			best = n
-		}
-	}
-	return best, failed
+	return result.Boundary(runsByLevel(levels))
 }
 
-// passes says whether most of a level's runs passed.
-func passes(runs []*result.Result) bool {
-	n, pass := tally(runs)
-	return 2*pass > n
+func runsByLevel(levels map[int][]*result.Result) map[int]result.LevelRuns {
+	out := map[int]result.LevelRuns{}
+	for n, runs := range levels {
+		out[n] = tally(runs)
+	}
+	return out
 }
 
-func tally(runs []*result.Result) (n, pass int) {
+func tally(runs []*result.Result) result.LevelRuns {
+	var l result.LevelRuns
 	for _, r := range runs {
-		n++
+		l.Runs++
 		if r.Probe.Pass {
-			pass++
+			l.Passed++
 		}
 	}
-	return n, pass
+	return l
 }
 
 // probeWarnings: searches whose probes ran under other conditions (pace,
@@ -140,6 +131,12 @@ func (c Capacity) Near() []int {
 				out = append(out, n)
 			}
 		}
+		for n, runs := range c.Levels[v] {
+			if len(runs) > 1 && !seen[n] { // a repeated boundary level
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
 	}
 	sort.Ints(out)
 	return out
@@ -152,9 +149,10 @@ func (c Capacity) Cell(v, n int) string {
 	if len(runs) == 0 {
 		return "-"
 	}
-	k, pass := tally(runs)
+	l := tally(runs)
+	k, pass := l.Runs, l.Passed
 	word := "FAIL"
-	if 2*pass > k {
+	if l.Passes() {
 		word = "PASS"
 	}
 	vals := make([]float64, 0, len(runs))
@@ -218,17 +216,32 @@ func (c Capacity) pair(labels []string, a, b int) (string, float64, bool) {
 	case f > c.Max[hi]:
 		return line + fmt.Sprintf(": within the gap of %s's search (%d..%d), not confirmed", labels[lo], c.Max[lo], f), change, false
 	}
-	failRuns, failPass := tally(c.Levels[lo][f])
-	holdRuns, holdPass := tally(c.Levels[hi][c.Max[hi]])
-	evidence := fmt.Sprintf("%s failed at %d in %d of %d runs, %s sustained %d in %d of %d", labels[lo], f, failRuns-failPass, failRuns, labels[hi], c.Max[hi], holdPass, holdRuns)
-	switch {
-	case failRuns < 2 || holdRuns < 2:
-		return line + ": " + evidence + "; one run at a boundary is not a verdict (repeats = 3 on the search step runs each boundary level three times)", change, false
-	case failPass == 0 && holdPass == holdRuns:
-		return line + ": " + evidence + ": confirmed", change, true
-	default:
-		return line + ": " + evidence + ": the repeats disagree, not confirmed", change, false
+	// The evidence: a level the lower version failed in every run (at
+	// least two) at or below one the higher sustained in every run; a
+	// search passes a level when it passes any higher one.
+	low, high := runsByLevel(c.Levels[lo]), runsByLevel(c.Levels[hi])
+	lf, lp := 0, 0
+	for _, n := range slices.Sorted(maps.Keys(low)) {
+		if low[n].Unanimous(false) && n <= c.Max[hi] {
+			lf = n
+			break
+		}
 	}
+	for n, l := range high {
+		if l.Unanimous(true) && n >= lf && n > lp {
+			lp = n
+		}
+	}
+	if lf > 0 && lp > 0 {
+		return line + fmt.Sprintf(": %s failed at %d in %d of %d runs, %s sustained %d in %d of %d: confirmed",
+			labels[lo], lf, low[lf].Runs, low[lf].Runs, labels[hi], lp, high[lp].Passed, high[lp].Runs), change, true
+	}
+	fl, hl := low[f], high[c.Max[hi]]
+	evidence := fmt.Sprintf("%s failed at %d in %d of %d runs, %s sustained %d in %d of %d", labels[lo], f, fl.Runs-fl.Passed, fl.Runs, labels[hi], c.Max[hi], hl.Passed, hl.Runs)
+	if fl.Runs < 2 || hl.Runs < 2 {
+		return line + ": " + evidence + "; one run at a boundary is not a verdict (repeats = 3 on the search step runs each boundary level three times)", change, false
+	}
+	return line + ": " + evidence + ": the repeats disagree, not confirmed", change, false
 }
 
 func pctText(change float64) string {

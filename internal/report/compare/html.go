@@ -322,10 +322,30 @@ func chart(w io.Writer, title, unit string, labels []string, s [][]pt) {
 	chartX(w, title, unit, labels, s, "threads", func(x float64) string { return fmt.Sprintf("%g", x) })
 }
 
+// MarkColor is the colour of SeriesChart's marks.
+const MarkColor = "#d62728"
+
+// SeriesChart draws one series (ys at xs) as compare's charts are drawn,
+// with a dashed vertical mark at each of marks (a history's change points),
+// for the reports beside compare's.
+func SeriesChart(w io.Writer, title, unit, xname string, xs, ys, marks []float64, tick func(float64) string) {
+	line := make([]pt, len(xs))
+	for i := range xs {
+		line[i] = pt{x: xs[i], y: ys[i]}
+	}
+	chartMarked(w, title, unit, []string{""}, [][]pt{line}, xname, tick, marks)
+}
+
 // chartX is chart with the x axis named and its ticks written by tick; at
 // most eight ticks are labelled. Series i is drawn in color(i) and named
 // labels[i] in the legend (none for an empty name).
 func chartX(w io.Writer, title, unit string, labels []string, s [][]pt, xname string, tick func(float64) string) {
+	chartMarked(w, title, unit, labels, s, xname, tick, nil)
+}
+
+// chartMarked is chartX with a dashed vertical line in MarkColor at each
+// of marks.
+func chartMarked(w io.Writer, title, unit string, labels []string, s [][]pt, xname string, tick func(float64) string, marks []float64) {
 	const W, H, L, R, T, B = 460.0, 300.0, 70.0, 20.0, 30.0, 50.0
 	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
 	for _, line := range s {
@@ -388,6 +408,9 @@ func chartX(w io.Writer, title, unit string, labels []string, s [][]pt, xname st
 		}
 	}
 	fmt.Fprintf(w, `<text x="%.0f" y="%.0f" font-size="11" text-anchor="middle">%s</text>`, (L+W-R)/2, H-B+30, html.EscapeString(xname))
+	for _, m := range marks {
+		fmt.Fprintf(w, `<line class="mark" x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="%s" stroke-width="3" stroke-dasharray="6 3"/>`, sx(m), T, sx(m), H-B, MarkColor)
+	}
 	lines, drawn, legend := 0, 0, 0
 	for _, line := range s {
 		if len(line) > 0 {
