@@ -456,3 +456,45 @@ func TestClientBoundOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestReportHistoryArgs: report history over the fixtures' four builds
+// names the change and gates on it; what cannot be read is skipped and
+// named, and bad input is one line each.
+func TestReportHistoryArgs(t *testing.T) {
+	v := func(n int) string { return history + "/v" + strconv.Itoa(n) }
+	mixed := t.TempDir()
+	os.WriteFile(filepath.Join(mixed, "broken.json"), []byte("{"), 0o644)
+	files, _ := filepath.Glob(v(1) + "/*.json")
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		os.WriteFile(filepath.Join(mixed, filepath.Base(f)), b, 0o644)
+	}
+	onlyBroken := t.TempDir()
+	os.WriteFile(filepath.Join(onlyBroken, "broken.json"), []byte("{"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string // in stdout
+		err  string // the one line of stderr
+	}{
+		{[]string{v(1), v(2), v(3), v(4)}, 0, "  QPS: a change at run 11: -20.6% (100000 -> 79440 QPS), worse, p = 0.005\n    last before: v2, ", ""},
+		{[]string{v(1), v(2), v(3), v(4), "--fail-on=change:5%"}, 1, "", "change beyond 5%: Point Select, 16 threads: QPS -20.6% from v3"},
+		{[]string{v(1), v(2), v(3), v(4), "--fail-on=change:30%"}, 0, "", ""},
+		{[]string{v(1), v(2), v(3), v(4), "--versions=v1,v2"}, 0, "left out, a build not in the list: ", ""},
+		{[]string{v(1), v(2), v(3), v(4), "--format=markdown"}, 0, "| Point Select, 16 threads | QPS | -20.6% (100000 -> 79440), worse | 0.005 | v2 (2026-01-01 00:00) | v3 (2026-01-01 00:00) |", ""},
+		{[]string{mixed}, 0, "skipped, unreadable: " + filepath.Join(mixed, "broken.json") + ": not a result file", ""},
+		{[]string{t.TempDir()}, 1, "", "holds no result files (*.json)"},
+		{[]string{onlyBroken}, 1, "", "no result could be read under " + onlyBroken},
+		{[]string{v(1), "--fail-on=change:5"}, 1, "", "invalid --fail-on=change:5: use change:N%, e.g. change:5%"},
+		{[]string{v(1), "--order=random"}, 1, "", "invalid --order=random: time or version"},
+		{[]string{v(1), "--since=yesterday"}, 1, "", "invalid --since=yesterday"},
+		{[]string{v(1), "--format=pdf"}, 1, "", "invalid --format=pdf: use text, markdown or html"},
+		{[]string{v(1), "--versions=a", "--versions-file=x"}, 1, "", "give the builds' order with --versions or --versions-file, not both"},
+	} {
+		r := inProcess(append([]string{"report", "history"}, c.args...)...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != c.code || !strings.Contains(r.stdout, c.out) || (c.err != "" && (len(lines) != 1 || !strings.Contains(lines[0], c.err))) || (c.err == "" && r.stderr != "") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, %q and %q", c.args, r.code, r.stdout, r.stderr, c.code, c.out, c.err)
+		}
+	}
+}

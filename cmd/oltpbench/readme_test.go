@@ -516,6 +516,20 @@ var readmeRuns = map[string]readmeEntry{
 		}
 	}},
 	"oltpbench report show merged.json": {},
+	"oltpbench report history nightly/": {before: func(t *testing.T, dir string) {
+		// Four builds' runs of one day: the fixtures of report compare.
+		for _, v := range []string{"v1", "v2", "v3", "v4"} {
+			files, _ := filepath.Glob(filepath.Join(history, v, "*.json"))
+			os.MkdirAll(filepath.Join(dir, "nightly", v), 0o755)
+			for _, f := range files {
+				b, _ := os.ReadFile(f)
+				os.WriteFile(filepath.Join(dir, "nightly", v, filepath.Base(f)), b, 0o644)
+			}
+		}
+	}},
+	"oltpbench report history nightly/ --format markdown > changes.md":                       {shell: true},
+	"oltpbench report history nightly/ --since 2026-01-01 --fail-on change:5%":               {codes: []int{1}}, // v3 fell 21%
+	"oltpbench report history nightly/ --order version --format html > history.html":         {shell: true},
 	"oltpbench sysbench oltp_read_write run --threads=8-1024 --p95-slo=105ms --time=120 ...": {add: "--tables=2 --table-size=200"},
 	"oltpbench sysbench oltp_read_write --threads=64 --time=300 --metrics-addr=:9100 --client-id=client-a run": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
 		freshDB(t, "sbtest")

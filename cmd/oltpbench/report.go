@@ -3,12 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/oltpbench/oltpbench/internal/report/compare"
+	"github.com/oltpbench/oltpbench/internal/report/series"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/workload"
 )
@@ -90,7 +93,70 @@ func reportCommand() *cobra.Command {
 			return compare.Show(cmd.OutOrStdout(), r)
 		},
 	}
-	cmd.AddCommand(merge, cmp, show)
+	cmd.AddCommand(merge, cmp, show, historyCommand())
+	return cmd
+}
+
+// historyCommand is report history: every run under the folders as series,
+// one per cell, and where each series' level changed.
+func historyCommand() *cobra.Command {
+	var format, order, failOn, since, versionsFile string
+	var versions []string
+	var confidence float64
+	var minRuns int
+	var failOnBound bool
+	cmd := &cobra.Command{
+		Use:   "history DIR... [--format text|markdown|html] [--fail-on change:N%]",
+		Short: "runs over time (a nightly's), one series per cell: where each level changed, and the builds on either side",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			limit := 0.0
+			if failOn != "" {
+				var err error
+				if limit, err = series.ParseFailOn(failOn); err != nil {
+					return err
+				}
+			}
+			from, err := series.ParseSince(since, time.Now())
+			if err != nil {
+				return err
+			}
+			if versionsFile != "" {
+				if len(versions) > 0 {
+					return errors.New("give the builds' order with --versions or --versions-file, not both")
+				}
+				b, err := os.ReadFile(versionsFile)
+				if err != nil {
+					return fmt.Errorf("cannot read --versions-file: %w", err)
+				}
+				versions = strings.Fields(string(b))
+			}
+			if len(versions) > 0 && order == "time" && !cmd.Flags().Changed("order") {
+				order = "version"
+			}
+			rep, err := series.Build(args, series.Options{Order: order, Versions: versions, Since: from, Describe: describe,
+				Upgrade: workload.Upgrade, Confidence: confidence, MinSize: minRuns})
+			if err != nil {
+				return err
+			}
+			if err := rep.Write(cmd.OutOrStdout(), format); err != nil {
+				return err
+			}
+			if bad := rep.Gate(limit, failOnBound); failOn != "" && len(bad) > 0 {
+				return fmt.Errorf("change beyond %s: %s", strings.TrimPrefix(failOn, "change:"), strings.Join(bad, "; "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "text, markdown (a last success / first regression table) or html (each series drawn, its changes marked)")
+	cmd.Flags().StringVar(&order, "order", "time", "time (the runs' start) or version (the builds' names, numbers as numbers; or --versions' order)")
+	cmd.Flags().StringSliceVar(&versions, "versions", nil, "the builds in order (implies --order=version); runs of other builds are left out and named")
+	cmd.Flags().StringVar(&versionsFile, "versions-file", "", "a file of the builds in order, one per line (git log --reverse --format=%h)")
+	cmd.Flags().StringVar(&since, "since", "", "only the runs started since: a date (2026-11-01), a time (RFC 3339) or a span back from now (30d)")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a series' newest level is worse than the one before by more than this, e.g. change:5% (for nightly CI)")
+	cmd.Flags().BoolVar(&failOnBound, "fail-on-client-bound", false, "with --fail-on, also judge the client-bound runs (left out by default: they measure the client)")
+	cmd.Flags().Float64Var(&confidence, "confidence", 0.99, "how sure a change must be: its permutation test's p-value at most 1 - this")
+	cmd.Flags().IntVar(&minRuns, "min-runs", 3, "the fewest runs on each side of a change")
 	return cmd
 }
 

@@ -87,3 +87,24 @@ func pixels(t *testing.T, browser string, args []string, want [][3]int) []int {
 }
 
 func near(a, b int) bool { return a-b < 24 && b-a < 24 }
+
+// TestHistoryHTMLInChromium: report history's HTML, rendered by a real
+// browser, shows each series' line and its changes' marks: pixels of the
+// line's colour and of the marks' (none without a change to mark).
+func TestHistoryHTMLInChromium(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium not installed: scripts/test.sh installs it")
+		}
+		t.Skip("chromium not installed")
+	}
+	needServer(t) // the built binary
+	line, mark := [3]int{0x1f, 0x77, 0xb4}, [3]int{0xd6, 0x27, 0x28} // render.go's first colour, compare.MarkColor
+	changed := pixels(t, browser, []string{"report", "history", "--format=html", history + "/v1", history + "/v2", history + "/v3", history + "/v4"}, [][3]int{line, mark})
+	steady := pixels(t, browser, []string{"report", "history", "--format=html", history + "/v1", history + "/v2"}, [][3]int{line, mark})
+	t.Logf("pixels: with changes %v, without %v", changed, steady)
+	if changed[0] < 1500 || changed[1] < 400 || steady[0] < 1500 || steady[1] > 50 {
+		t.Errorf("line and mark pixels: with changes %v, without %v", changed, steady)
+	}
+}

@@ -504,3 +504,33 @@ repeats = 2
 		}
 	}
 }
+
+// TestHistoryNights: twelve "nights" of one short cell on MariaDB, a
+// build each (a plan's versions b1..b12 in blocks: one after the other),
+// the server's commits slowed from b8 on; report history names the change
+// at b8 with the builds around it, and its gate fails the newest level.
+func TestHistoryNights(t *testing.T) {
+	srv, conn := versionServer(t)
+	var builds []string
+	for i := 1; i <= 12; i++ {
+		builds = append(builds, fmt.Sprintf("%q", fmt.Sprintf("b%d", i)))
+	}
+	p := versionsPlan(t, srv, "list = ["+strings.Join(builds, ", ")+"]\norder = \"blocks\"", `[[step]]
+name = "nightly"
+test = "oltp_write_only"
+threads = [2]
+time = "1s"
+`)
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "MDB_DIR=", "BAD_FROM=8 MDB_DIR=", 1)), 0o644)
+	dir := t.TempDir()
+	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dir, "--"}, conn...)...), "plan run")
+	r := ob(t, nil, "report", "history", dir, "--fail-on=change:5%")
+	change := regexp.MustCompile(`(?m)^  QPS: a change at run 8: -\d+\.\d% \(\d+ -> \d+ QPS\), worse, p = 0\.0\d\d\n    last before: b7, .*/b7/.*\.json\n    first after: b8, .*/b8/.*\.json$`)
+	if !change.MatchString(r.stdout) || !strings.Contains(r.stdout, "Write Only, 2 threads (step nightly): 12 runs, b1 ") {
+		t.Errorf("the change at b8 with the builds around it:\n%s", r.stdout)
+	}
+	if r.code != 1 || !strings.Contains(r.stderr, "change beyond 5%: Write Only, 2 threads (step nightly): QPS -") || !strings.Contains(r.stderr, "from b8 (") {
+		t.Errorf("the gate: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,140 @@
+// Package changepoint finds where the level of a series changes: E-divisive
+// means (Matteson and James, "A Nonparametric Approach for Multiple Change
+// Point Analysis of Multivariate Data", 2014), each candidate split judged
+// by a permutation test, as MongoDB's and Hunter's (now Apache Otava's)
+// original detectors did. The permutations are drawn from a seed, so the
+// same series always gives the same answer.
+package changepoint
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// Config tunes a detection; the zero value takes the defaults.
+type Config struct {
+	// MinSize is the fewest points on each side of a change (default 3): a
+	// change needs that many nights after it before it can be told from an
+	// outlier.
+	MinSize int
+	// Permutations is how many shuffles the test draws (default 199).
+	Permutations int
+	// Alpha is the highest p-value a change may have (default 0.01).
+	Alpha float64
+	// Seed seeds the permutations.
+	Seed uint64
+}
+
+func (c *Config) defaults() {
+	if c.MinSize < 2 {
+		c.MinSize = 3
+	}
+	if c.Permutations <= 0 {
+		c.Permutations = 199
+	}
+	if c.Alpha <= 0 {
+		c.Alpha = 0.01
+	}
+}
+
+// Change is a change point: Index is the first point after it.
+type Change struct {
+	Index int
+	Q     float64 // the divergence of the two sides (Q-hat)
+	P     float64 // the permutation test's p-value
+}
+
+// Detect returns the series' change points in index order. Each round
+// takes the best split of any segment found so far (the largest Q-hat over
+// every split and every end of the segment's second part, as Otava's
+// detector takes it), keeps it when fewer than Alpha of the permuted
+// segments split as well, and stops at the first that is not kept.
+func Detect(xs []float64, c Config) []Change {
+	c.defaults()
+	rng := rand.New(rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15))
+	bounds := []int{0, len(xs)}
+	var out []Change
+	var sc scratch
+	for {
+		s, e, tau, q := -1, -1, 0, 0.0
+		for i := 0; i+1 < len(bounds); i++ {
+			t, v := sc.best(xs[bounds[i]:bounds[i+1]], c.MinSize)
+			if t > 0 && (s < 0 || v > q) {
+				s, e, tau, q = bounds[i], bounds[i+1], bounds[i]+t, v
+			}
+		}
+		if s < 0 {
+			break
+		}
+		seg := slices.Clone(xs[s:e])
+		hits := 0
+		for range c.Permutations {
+			rng.Shuffle(len(seg), func(i, j int) { seg[i], seg[j] = seg[j], seg[i] })
+			if _, v := sc.best(seg, c.MinSize); v >= q {
+				hits++
+			}
+		}
+		p := float64(hits+1) / float64(c.Permutations+1)
+		if p > c.Alpha {
+			break
+		}
+		out = append(out, Change{Index: tau, Q: q, P: p})
+		i, _ := slices.BinarySearch(bounds, tau)
+		bounds = slices.Insert(bounds, i, tau)
+	}
+	slices.SortFunc(out, func(a, b Change) int { return a.Index - b.Index })
+	return out
+}
+
+// scratch holds the prefix sums of one segment's distances, reused.
+type scratch struct{ p []float64 }
+
+// best is a segment's split with the largest Q-hat: its index (0 for
+// none: the segment is shorter than two MinSize parts) and Q-hat.
+func (sc *scratch) best(x []float64, k int) (int, float64) {
+	n := len(x)
+	if n < 2*k {
+		return 0, 0
+	}
+	// p[a*(n+1)+b] is the sum of |x_i - x_j| over i < a, j < b.
+	w := n + 1
+	if cap(sc.p) < w*w {
+		sc.p = make([]float64, w*w)
+	}
+	p := sc.p[:w*w]
+	for b := range w {
+		p[b] = 0
+	}
+	for a := 1; a <= n; a++ {
+		row := 0.0
+		p[a*w] = 0
+		xi := x[a-1]
+		for b := 1; b <= n; b++ {
+			d := xi - x[b-1]
+			if d < 0 {
+				d = -d
+			}
+			row += d
+			p[a*w+b] = p[(a-1)*w+b] + row
+		}
+	}
+	block := func(a1, a2, b1, b2 int) float64 {
+		return p[a2*w+b2] - p[a1*w+b2] - p[a2*w+b1] + p[a1*w+b1]
+	}
+	bestTau, bestQ := 0, 0.0
+	for tau := k; tau+k <= n; tau++ {
+		nx := float64(tau)
+		withinX := block(0, tau, 0, tau) / 2
+		for kappa := tau + k; kappa <= n; kappa++ {
+			my := float64(kappa - tau)
+			cross := block(0, tau, tau, kappa)
+			withinY := block(tau, kappa, tau, kappa) / 2
+			sum := nx + my
+			q := 2*cross/sum - 2*my*withinX/(sum*(nx-1)) - 2*nx*withinY/(sum*(my-1))
+			if bestTau == 0 || q > bestQ {
+				bestTau, bestQ = tau, q
+			}
+		}
+	}
+	return bestTau, bestQ
+}
