@@ -99,7 +99,7 @@ func TestHistoryHTMLInChromium(t *testing.T) {
 		}
 		t.Skip("chromium not installed")
 	}
-	needServer(t) // the built binary
+	needServer(t)                                                    // the built binary
 	line, mark := [3]int{0x1f, 0x77, 0xb4}, [3]int{0xd6, 0x27, 0x28} // render.go's first colour, compare.MarkColor
 	changed := pixels(t, browser, []string{"report", "history", "--format=html", history + "/v1", history + "/v2", history + "/v3", history + "/v4"}, [][3]int{line, mark})
 	steady := pixels(t, browser, []string{"report", "history", "--format=html", history + "/v1", history + "/v2"}, [][3]int{line, mark})
