@@ -99,8 +99,9 @@ func TestHistoryHTMLInChromium(t *testing.T) {
 		}
 		t.Skip("chromium not installed")
 	}
-	needServer(t)                                                    // the built binary
-	line, mark := [3]int{0x1f, 0x77, 0xb4}, [3]int{0xd6, 0x27, 0x28} // render.go's first colour, compare.MarkColor
+	needServer(t) // the built binary
+	// The line in html.go's first colour, the marks in compare.MarkColor.
+	line, mark := [3]int{0x1f, 0x77, 0xb4}, [3]int{0xd6, 0x27, 0x28}
 	changed := pixels(t, browser, []string{"report", "history", "--format=html", history + "/v1", history + "/v2", history + "/v3", history + "/v4"}, [][3]int{line, mark})
 	steady := pixels(t, browser, []string{"report", "history", "--format=html", history + "/v1", history + "/v2"}, [][3]int{line, mark})
 	t.Logf("pixels: with changes %v, without %v", changed, steady)
