@@ -73,6 +73,9 @@ func Detect(xs []float64, c Config) []Change {
 			if _, v := sc.best(seg, c.MinSize); v >= q {
 				hits++
 			}
+			if float64(hits+1)/float64(c.Permutations+1) > c.Alpha {
+				break // it cannot be kept any more
+			}
 		}
 		p := float64(hits+1) / float64(c.Permutations+1)
 		if p > c.Alpha {

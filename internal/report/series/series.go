@@ -13,11 +13,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/oltpbench/oltpbench/internal/report/changepoint"
 	"github.com/oltpbench/oltpbench/internal/report/compare"
@@ -207,20 +210,31 @@ func Build(paths []string, o Options) (*Report, error) {
 		}
 		s.Metrics = metrics(rs)
 		s.Short = len(rs) < 2*rep.MinSize
-		if !s.Short {
-			for mi := range s.Metrics {
+		rep.Series = append(rep.Series, s)
+	}
+	// Each metric of each series on every CPU: its seed is its own, so the
+	// answer does not depend on the order.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, s := range rep.Series {
+		if s.Short {
+			continue
+		}
+		for mi := range s.Metrics {
+			g.Go(func() error {
 				c := cfg
-				c.Seed = seed(k, mi)
+				c.Seed = seed(s.Key, mi)
 				m := &s.Metrics[mi]
 				m.Changes = m.detect(c, nil)
 				m.Unbound = m.Changes
 				if s.clientBound() > 0 {
 					m.Unbound = m.detect(c, func(i int) bool { return s.Points[i].ClientBound })
 				}
-			}
+				return nil
+			})
 		}
-		rep.Series = append(rep.Series, s)
 	}
+	g.Wait()
 	slices.SortStableFunc(rep.Series, func(a, b *Series) int {
 		return cmp.Or(slices.Compare(a.order, b.order), cmp.Compare(a.threads, b.threads), cmp.Compare(a.Key, b.Key))
 	})
