@@ -526,6 +526,7 @@ time = "1s"
 	dir := t.TempDir()
 	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dir, "--"}, conn...)...), "plan run")
 	r := ob(t, nil, "report", "history", dir, "--fail-on=change:5%")
+	t.Log(r.stdout)
 	change := regexp.MustCompile(`(?m)^  QPS: a change at run 8: -\d+\.\d% \(\d+ -> \d+ QPS\), worse, p = 0\.0\d\d\n    last before: b7, .*/b7/.*\.json\n    first after: b8, .*/b8/.*\.json$`)
 	if !change.MatchString(r.stdout) || !strings.Contains(r.stdout, "Write Only, 2 threads (step nightly): 12 runs, b1 ") {
 		t.Errorf("the change at b8 with the builds around it:\n%s", r.stdout)

@@ -341,3 +341,49 @@ func TestFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownMatchesText: every change of the text report is a row of the
+// markdown table, with the same size, levels, p-value and builds, and
+// nothing else is.
+func TestMarkdownMatchesText(t *testing.T) {
+	rep, err := Build([]string{writeSeries(t, planted(t, 4, map[int]float64{20: 0.9, 45: 1.12}))}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt, md bytes.Buffer
+	rep.Text(&txt)
+	rep.Markdown(&md)
+	fromText := map[string]bool{}
+	lines := strings.Split(txt.String(), "\n")
+	for i, l := range lines {
+		// "  QPS: a change at run 21: -9.8% (10003 -> 9021 QPS), worse, p = 0.005"
+		metric, rest, ok := strings.Cut(strings.TrimSpace(l), ": a change at run ")
+		if !ok {
+			continue
+		}
+		_, change, _ := strings.Cut(rest, ": ")
+		change = strings.Replace(change, " "+metric+")", ")", 1)
+		delta, p, _ := strings.Cut(change, ", p = ")
+		build := func(s string) string { b, _, _ := strings.Cut(strings.TrimSpace(s), ", "); return b }
+		before := build(strings.TrimPrefix(strings.TrimSpace(lines[i+1]), "last before: "))
+		after := build(strings.TrimPrefix(strings.TrimSpace(lines[i+2]), "first after: "))
+		fromText[strings.Join([]string{metric, delta, p, before, after}, " | ")] = true
+	}
+	fromMD := map[string]bool{}
+	for _, l := range strings.Split(md.String(), "\n") {
+		cells := strings.Split(strings.Trim(l, "| "), " | ")
+		if len(cells) != 6 || cells[0] == "Series" || strings.HasPrefix(cells[0], "---") {
+			continue
+		}
+		build := func(s string) string { b, _, _ := strings.Cut(s, " ("); return b }
+		fromMD[strings.Join([]string{cells[1], cells[2], cells[3], build(cells[4]), build(cells[5])}, " | ")] = true
+	}
+	if len(fromText) < 2 || len(fromText) != len(fromMD) {
+		t.Fatalf("text changes %v, markdown rows %v", fromText, fromMD)
+	}
+	for k := range fromText {
+		if !fromMD[k] {
+			t.Errorf("the text's change %q is not a markdown row: %v", k, fromMD)
+		}
+	}
+}
