@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/engine/cells"
+	"github.com/oltpbench/oltpbench/internal/engine/fleet"
 	"github.com/oltpbench/oltpbench/internal/engine/pipeline"
 	"github.com/oltpbench/oltpbench/internal/engine/plan"
 	"github.com/oltpbench/oltpbench/internal/metrics"
@@ -33,6 +35,7 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 	var versions []string
 	var failOn string
 	var failOnBound bool
+	var ff fleetFlags
 	show := &cobra.Command{
 		Use:   "show PLAN [--scale=X]",
 		Short: "print the cells of a plan and its total time, without running anything",
@@ -61,6 +64,9 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 			}
 			if resultDir == "" {
 				return errors.New("plan run needs --result-dir DIR: its cells' results go there, and a second run resumes from it")
+			}
+			if err := ff.check(); err != nil {
+				return err
 			}
 			p, cs, err := loadPlan(args[0], scale)
 			if err != nil {
@@ -93,15 +99,48 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 				return err
 			}
 			h := plan.Hooks{Dataset: pr.dataset, Warmup: pr.warmup, Measure: pr.measure, Capacity: pr.capacity, Headroom: pr.headroom, Progress: pr.progress, Reset: rh}
-			if p.Versions == nil {
-				return plan.Execute(ctx, p, cs, resultDir, pr.out, h)
+			execute := func() error {
+				if p.Versions == nil {
+					return plan.Execute(ctx, p, cs, resultDir, pr.out, h)
+				}
+				h.Versions = plan.VersionHooks{Ready: pr.ready, Report: func(ctx context.Context, dir string, dirs, labels []string, out io.Writer) error {
+					return versionsReport(dir, dirs, labels, out, pr.errw, failOn, limit, failOnBound)
+				}}
+				return plan.ExecuteVersions(ctx, p, cs, resultDir, pr.out, h)
 			}
-			h.Versions = plan.VersionHooks{Ready: pr.ready, Report: func(ctx context.Context, dir string, dirs, labels []string, out io.Writer) error {
-				return versionsReport(dir, dirs, labels, out, pr.errw, failOn, limit, failOnBound)
-			}}
-			return plan.ExecuteVersions(ctx, p, cs, resultDir, pr.out, h)
+			if ff.clients == 1 {
+				return execute()
+			}
+			id, err := planID(args[0], scale)
+			if err != nil {
+				return err
+			}
+			if ff.index > 0 {
+				return pr.follow(ctx, ff, id)
+			}
+			_, port, _ := net.SplitHostPort(ff.leader)
+			l, err := fleet.Listen(":"+port, ff.clients, id)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			fmt.Fprintf(pr.out, "Leader of %d clients on port %s: waiting for clients 1..%d to join\n", ff.clients, port, ff.clients-1)
+			if err := l.WaitJoined(ctx, ff.joinTimeout); err != nil {
+				return err
+			}
+			fmt.Fprintf(pr.out, "Every client joined\n")
+			pr.shared = &shared{l: l, clients: ff.clients, dir: resultDir}
+			h.Measure = pr.measureShared
+			err = execute()
+			why := ""
+			if err != nil {
+				why = strings.SplitN(err.Error(), "\n", 2)[0]
+			}
+			l.Finish(why, 5*time.Second)
+			return err
 		},
 	}
+	ff.register(runCmd.Flags())
 	runCmd.Flags().StringSliceVar(&versions, "versions", nil, "run these versions of the plan's [versions] (comma-separated, in release order) instead of its list")
 	runCmd.Flags().BoolVar(&failOnBound, "fail-on-client-bound", false, "with --fail-on, also count cells a version ran client-bound (left out by default: their verdicts measure the client)")
 	runCmd.Flags().StringVar(&failOn, "fail-on", "", "a plan with [versions]: exit 1 when a cell's throughput fell significantly by more than this from the previous version to the last, e.g. regression:5%")
@@ -155,6 +194,9 @@ type planRunner struct {
 	out   io.Writer
 	errw  io.Writer
 	exp   *metrics.Exporter // --metrics-addr: one endpoint for the whole plan
+	// shared, on the leader of a plan on several clients, hands each cell's
+	// shares to the followers.
+	shared *shared
 }
 
 // progress tells the plan's metrics where the plan is.

@@ -22,7 +22,13 @@ var clientOptions = map[string]bool{"mysql-host": true, "mysql-port": true, "mys
 // Merge combines the results of one run measured on several client machines:
 // histograms merged exactly, counts summed, threads summed. Results of other
 // workloads, other options or time windows that do not overlap are refused.
-func Merge(rs []*Result) (*Result, error) {
+func Merge(rs []*Result) (*Result, error) { return MergeParts(rs, nil) }
+
+// MergeParts is Merge of one cell's parts run by several clients of a
+// plan: whole holds the options that were split between them (threads,
+// rate), which may differ between the parts and which the merged result
+// records as the cell's.
+func MergeParts(rs []*Result, whole map[string]string) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
@@ -34,7 +40,14 @@ func Merge(rs []*Result) (*Result, error) {
 		if !sameMetric(r.Metric, base.Metric) {
 			return nil, fmt.Errorf("result %d measures %s, result 1 %s: merge only results of one run", i+2, r.Metric.Name, base.Metric.Name)
 		}
-		if d := optionDiff(base.Options, r.Options, clientOptions); len(d) > 0 {
+		skip := clientOptions
+		if len(whole) > 0 {
+			skip = maps.Clone(clientOptions)
+			for k := range whole {
+				skip[k] = true
+			}
+		}
+		if d := optionDiff(base.Options, r.Options, skip); len(d) > 0 {
 			return nil, fmt.Errorf("result %d was run with other options (%s): merge only results of one run", i+2, strings.Join(d, ", "))
 		}
 		if !overlap(base, r) {
@@ -47,6 +60,12 @@ func Merge(rs []*Result) (*Result, error) {
 	for k, v := range base.Options {
 		if !clientOptions[k] {
 			m.Options[k] = v
+		}
+	}
+	maps.Copy(m.Options, whole)
+	for _, r := range rs {
+		if r.Share != nil {
+			m.Parts = append(m.Parts, *r.Share)
 		}
 	}
 	var err error

@@ -71,6 +71,10 @@ type Result struct {
 	// Probe marks a run of a capacity search: the level it probed and the
 	// workload's verdict on it.
 	Probe *Probe `json:"probe,omitempty"`
+	// Share is this client's part of a cell that several clients ran
+	// (plan run --clients); Parts are every client's, on the merged result.
+	Share *Share  `json:"share,omitempty"`
+	Parts []Share `json:"parts,omitempty"`
 	// Evidence is what the server did over the measured window: its
 	// counters' changes and its statements' figures (internal/engine/evidence).
 	Evidence *Evidence `json:"evidence,omitempty"`
@@ -273,6 +277,18 @@ type Probe struct {
 	// Under is what every probe of the search ran under (its pace, time and
 	// loaded size, as options): two searches compare when it is equal.
 	Under string `json:"under"`
+}
+
+// Share is one client's part of a cell run by several: its index, its
+// threads and rate, and how far from the instant the leader named its
+// measured window started.
+type Share struct {
+	Index    int     `json:"index"`
+	Clients  int     `json:"clients"`
+	Host     string  `json:"host"`
+	Threads  int     `json:"threads"`
+	Rate     float64 `json:"rate,omitempty"`
+	OffsetMs float64 `json:"start_offset_ms"`
 }
 
 // ClientHealth is the benchmark client over a window (internal/engine/health).

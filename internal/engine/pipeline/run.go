@@ -57,6 +57,9 @@ type Run struct {
 	ConnRefresh   time.Duration
 	ReconnectEach bool
 	IdleConns     int
+	// MeasureAt, when set, starts the measured window at that instant
+	// (clients of one plan measure one window; see runner.Config).
+	MeasureAt time.Time
 }
 
 // churning says whether the run makes or holds connections beyond its
@@ -539,7 +542,7 @@ func (p *Pipeline) runnerConfig(r *Run, s *session) runner.Config {
 	return runner.Config{Threads: r.Threads, Duration: ro.Time, Events: ro.Events, Rate: ro.Rate, QueueLength: r.Spec.Peer.RateQueue,
 		Warmup: ro.Warmup, ReportInterval: ro.ReportInterval, Checkpoints: ro.Checkpoints, Grace: ro.Grace, Ignore: r.Ignore,
 		Seed: r.Seed, Extra: r.Extra.N, ExtraConn: s.extra, ConnRefresh: r.ConnRefresh, ReconnectEach: r.ReconnectEach,
-		RateSchedule: ro.RateSchedule, ThreadSchedule: r.ThreadSchedule, InitTimeout: ro.InitTimeout}
+		RateSchedule: ro.RateSchedule, ThreadSchedule: r.ThreadSchedule, InitTimeout: ro.InitTimeout, MeasureAt: r.MeasureAt}
 }
 
 // liveWatch serves the run's live metrics from its start (an observer of

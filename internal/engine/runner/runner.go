@@ -52,8 +52,12 @@ type Config struct {
 	ThreadSchedule []workload.Segment
 	// QueueLength is how many scheduled events the --rate queue holds before
 	// a run that cannot keep up stops (0: DefaultQueueLength).
-	QueueLength    int
-	Warmup         time.Duration
+	QueueLength int
+	Warmup      time.Duration
+	// MeasureAt, when set, is when the measured window starts: the
+	// warm-up lasts until then (none when it has passed), so that clients
+	// started apart measure one window.
+	MeasureAt      time.Time
 	ReportInterval time.Duration
 	Checkpoints    []time.Duration
 	Ignore         conn.ErrorSet
@@ -227,6 +231,9 @@ func Explain(err error, threads int, rate float64, password, queueFull, initTime
 func Run(ctx context.Context, cfg Config, cn Connector, newWorker Factory, reg *hist.Registry, rep measure.Reporter) (*measure.Final, error) {
 	if err := workload.CheckThreads(cfg.Threads); err != nil {
 		return nil, err
+	}
+	if !cfg.MeasureAt.IsZero() {
+		cfg.Warmup = max(time.Until(cfg.MeasureAt), 0)
 	}
 	r := newRun(cfg, cn, newWorker, reg)
 	runCtx, cancel := context.WithCancel(ctx)

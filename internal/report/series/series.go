@@ -258,6 +258,9 @@ func resultFiles(paths []string) ([]string, error) {
 		}
 		var found []string
 		filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir // hidden: a plan's clients' parts
+			}
 			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") && !strings.HasPrefix(d.Name(), ".") {
 				found = append(found, path)
 			}
