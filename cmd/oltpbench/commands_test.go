@@ -264,7 +264,7 @@ func TestArgumentErrors(t *testing.T) {
 		{[]string{"tpcc", "prewarm"}, `unknown command "prewarm": use prepare, run, check, search or cleanup`},
 		{[]string{"tpcc", "run", "--weights=1,2"}, "--weights"},
 		// Every group refuses a subcommand it lacks (cobra's default below the root is help and exit 0).
-		{[]string{"report", "histroy"}, `unknown command "histroy" for "oltpbench report": use compare, merge or show`},
+		{[]string{"report", "histroy"}, `unknown command "histroy" for "oltpbench report": use compare, history, merge or show (did you mean history?)`},
 		{[]string{"plan", "foo"}, `unknown command "foo" for "oltpbench plan": use run or show`},
 		{[]string{"csv", "foo"}, `unknown command "foo" for "oltpbench csv": use ch, kv, sysbench or tpcc`},
 		{[]string{"sysbnch"}, `unknown command "sysbnch" for "oltpbench": use bisect, ch, completion, csv, import, kv, plan, report, sysbench or tpcc (did you mean sysbench?)`},
