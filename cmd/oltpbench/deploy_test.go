@@ -147,3 +147,35 @@ func TestKubernetesRunAndMerge(t *testing.T) {
 		t.Errorf("a past --start-at: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// TestManifestCommandsParse: the command of every Job under
+// deploy/kubernetes is one oltpbench reads: run as its pod would (index 1,
+// a password in the environment, none of the pod's files or servers), it
+// stops on what the pod would have and this machine has not, never on an
+// option oltpbench does not know.
+func TestManifestCommandsParse(t *testing.T) {
+	needServer(t) // the built binary
+	bin := t.TempDir()
+	if err := os.Symlink(binPath, filepath.Join(bin, "oltpbench")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"plan-job.yaml", "/plan/plan.toml"},
+		{"run-job.yaml", "--start-at"},
+		{"merge-job.yaml", "/results/"},
+	} {
+		script := jobScript(t, tc.file)
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "JOB_COMPLETION_INDEX=1", "MYSQL_PWD=secret",
+			"START=2020-01-01T00:00:00Z", "MYSQL_PASSWORD=secret")
+		timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+		out, err := cmd.CombinedOutput()
+		timer.Stop()
+		s := string(out)
+		if err == nil || !strings.Contains(s, tc.want) || strings.Contains(s, "unknown flag") || strings.Contains(s, "unknown shorthand") ||
+			strings.Contains(s, "unexpected ") || strings.Contains(s, "secret") {
+			t.Errorf("%s: %v\n%s", tc.file, err, s)
+		}
+	}
+}

@@ -86,6 +86,10 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 					return fmt.Errorf("%s after -- is the plan's to set: change the plan, or give it to plan run before --", a)
 				}
 			}
+			if ff.clients > 1 && mf.Client == "" {
+				host, _ := os.Hostname()
+				mf.Client = fmt.Sprintf("%s-client%d", host, ff.index) // each client's series of its own
+			}
 			exp, err := mf.Open()
 			if err != nil {
 				return err

@@ -479,6 +479,31 @@ var readmeRuns = map[string]readmeEntry{
 			t.Error(err)
 		}
 	}},
+	"oltpbench plan run release.toml --result-dir results/v8.5 --clients=3 --client-index=0 --leader=10.0.0.5:7070 -- ...": {custom: func(t *testing.T) {
+		// The three clients as shown, on loopback, a small plan.
+		dir, port := t.TempDir(), freePort(t)
+		freshDB(t, "guide_fleet")
+		writeIn(t, dir, map[string]string{"release.toml": "[dataset]\nworkload = \"sysbench\"\noptions = { tables = 1, table-size = 1000 }\n[[step]]\ntest = \"oltp_point_select\"\nthreads = [3]\ntime = \"1s\"\n"})
+		run := func(i int) *exec.Cmd {
+			cmd := exec.Command(binPath, append([]string{"plan", "run", "release.toml", "--result-dir", "results/v8.5", "--clients=3", "--client-index=" + strconv.Itoa(i),
+				"--leader=127.0.0.1:" + port, "--"}, connArgs("guide_fleet")...)...)
+			cmd.Dir = dir
+			return cmd
+		}
+		f1, f2 := run(1), run(2)
+		if err := f1.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f2.Start(); err != nil {
+			t.Fatal(err)
+		}
+		out, err := run(0).CombinedOutput()
+		if err1, err2 := f1.Wait(), f2.Wait(); err != nil || err1 != nil || err2 != nil || !strings.Contains(string(out), "merged: 3 threads") {
+			t.Errorf("the three clients: %v %v %v\n%s", err, err1, err2, out)
+		}
+	}},
+	"oltpbench plan run release.toml --result-dir results/v8.5 --clients=3 --client-index=1 --leader=10.0.0.5:7070 -- ...": {skip: "run beside client 0's (its entry starts all three)"},
+	"oltpbench plan run release.toml --result-dir results/v8.5 --clients=3 --client-index=2 --leader=10.0.0.5:7070 -- ...": {skip: "run beside client 0's (its entry starts all three)"},
 	"oltpbench report compare --baseline results/v6.1 --candidate results/v6.5 --format=markdown --fail-on=regression:5%": {
 		codes: []int{1}}, // two runs of one server differ by noise: the gate may fail them
 	"oltpbench sysbench oltp_point_select run --threads=150,300,600,900 --time=300 --cooldown=30s --result-dir=results/v3.0 ...": {add: "--tables=2 --table-size=200", before: func(t *testing.T, dir string) {
