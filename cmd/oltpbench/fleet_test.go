@@ -11,7 +11,10 @@ import (
 	"syscall"
 	"testing"
 
+	toxiproxy "github.com/Shopify/toxiproxy/v2/client"
+
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/testenv/toxitest"
 )
 
 // freePort is a loopback port nothing listens on (now).
@@ -234,5 +237,67 @@ func TestPlanClientsArgs(t *testing.T) {
 	oneLine(ob(t, nil, clientArgs(other, dir, port, "fleet_args", 3, 2)...), "client 2's plan differs from the leader's")
 	if leader.cmd.ProcessState != nil {
 		t.Errorf("the leader ended: %s", leader.err.String())
+	}
+}
+
+// TestPlanClientsMergedP95: a p95 search decides on the clients' merged
+// latency: client 2 reaches the server through a proxy that delays every
+// answer by 30 ms, at a rate that gives it a third of the events, so the
+// merged p95 breaks the 20 ms limit at the search's first level (which
+// stops the plan, and the followers with it) where the leader's own part
+// alone (well under 1 ms) would have gone on.
+func TestPlanClientsMergedP95(t *testing.T) {
+	needServer(t)
+	freshDB(t, "fleet_p95")
+	proxy := toxitest.New(t, testHost+":"+testPort)
+	proxy.Add(t, "latency", "downstream", 1, toxiproxy.Attributes{"latency": 30})
+	p := writePlan(t, `[dataset]
+workload = "sysbench"
+options = { tables = 1, table-size = 1000 }
+[[step]]
+name = "best"
+test = "oltp_point_select"
+threads = [3, 12]
+p95_limit = "20ms"
+search_steps = 3
+time = "3s"
+options = { rate = 60 }
+`)
+	dir, port := t.TempDir(), freePort(t)
+	slow := []string{"--mysql-host=" + proxy.Host, "--mysql-port=" + strconv.Itoa(proxy.Port), "--mysql-user=root", "--mysql-db=fleet_p95"}
+	f1 := startClient(t, clientArgs(p, dir, port, "fleet_p95", 3, 1)...)
+	f2 := startClient(t, append(clientArgs(p, dir, port, "fleet_p95", 3, 2)[:9], append([]string{"--"}, slow...)...)...)
+	r := ob(t, nil, clientArgs(p, dir, port, "fleet_p95", 3, 0)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "even 3 threads exceed the p95 limit of 20ms") {
+		t.Errorf("the leader: exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, f := range []*client{f1, f2} {
+		if err := f.cmd.Wait(); err == nil || !strings.Contains(f.err.String(), "the leader stopped the plan: cell 1/1 (best, p95 search up to 12 threads) failed: even 3 threads exceed") {
+			t.Errorf("a follower: %v\n%s", err, f.err.String())
+		}
+	}
+	levels, _ := filepath.Glob(filepath.Join(dir, "best-p95search", "*.json"))
+	if len(levels) == 0 {
+		t.Fatalf("no level measured:\n%s", r.stdout)
+	}
+	for _, f := range levels {
+		m, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, _ := filepath.Glob(filepath.Join(dir, ".parts", "*-best-p95search-"+strconv.Itoa(m.Threads)+"-client0.json"))
+		if len(own) != 1 {
+			t.Fatalf("the leader's part of %s: %v", f, own)
+		}
+		leader, err := result.Read(own[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Latency("95") <= 20 || leader.Latency("95") >= 20 {
+			t.Errorf("%s: merged p95 %.2f ms, the leader's own %.2f ms: want the merged over the 20 ms limit and the leader's under it", f, m.Latency("95"), leader.Latency("95"))
+		}
+	}
+	if len(levels) != 1 {
+		t.Errorf("the search went on past a level whose merged p95 broke the limit: %v", levels)
 	}
 }
