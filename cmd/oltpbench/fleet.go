@@ -244,3 +244,24 @@ func (pr *planRunner) follow(ctx context.Context, ff fleetFlags, id string) erro
 		}
 	}
 }
+
+// rotateServers starts client index's lists of servers (--mysql-host,
+// --mysql-port, --mysql-socket after --) at its own turn, so that the
+// clients' first threads spread over every server (a port list of one
+// entry, for every host, stays as it is).
+func rotateServers(extra []string, index int) []string {
+	out := append([]string(nil), extra...)
+	for i := 0; i < len(out); i++ {
+		for _, name := range []string{"--mysql-host", "--mysql-port", "--mysql-socket"} {
+			switch {
+			case strings.HasPrefix(out[i], name+"="):
+				list := strings.Split(strings.TrimPrefix(out[i], name+"="), ",")
+				out[i] = name + "=" + strings.Join(fleet.Rotate(list, index), ",")
+			case out[i] == name && i+1 < len(out):
+				out[i+1] = strings.Join(fleet.Rotate(strings.Split(out[i+1], ","), index), ",")
+				i++
+			}
+		}
+	}
+	return out
+}

@@ -301,3 +301,21 @@ options = { rate = 60 }
 		t.Errorf("the search went on past a level whose merged p95 broke the limit: %v", levels)
 	}
 }
+
+// TestRotateServers: each client starts its server lists at its own turn.
+func TestRotateServers(t *testing.T) {
+	for _, tc := range []struct {
+		extra []string
+		index int
+		want  []string
+	}{
+		{[]string{"--mysql-host=a,b,c", "--mysql-port=4000", "--mysql-user=root"}, 1, []string{"--mysql-host=b,c,a", "--mysql-port=4000", "--mysql-user=root"}},
+		{[]string{"--mysql-host", "a,b", "--mysql-port", "1,2"}, 3, []string{"--mysql-host", "b,a", "--mysql-port", "2,1"}},
+		{[]string{"--mysql-socket=/x,/y,/z"}, 2, []string{"--mysql-socket=/z,/x,/y"}},
+		{[]string{"--mysql-host=a,b"}, 0, []string{"--mysql-host=a,b"}},
+	} {
+		if got := rotateServers(tc.extra, tc.index); !slices.Equal(got, tc.want) {
+			t.Errorf("%v at %d: %v, want %v", tc.extra, tc.index, got, tc.want)
+		}
+	}
+}

@@ -115,6 +115,7 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 			if ff.clients == 1 {
 				return execute()
 			}
+			pr.extra = rotateServers(pr.extra, ff.index)
 			id, err := planID(args[0], scale)
 			if err != nil {
 				return err
