@@ -1,7 +1,10 @@
 package main
 
 import (
+	"io"
 	"net"
+	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -10,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2/client"
 
@@ -205,6 +209,13 @@ time = "3s"
 			t.Errorf("%s: %v, %v", name, err, m)
 		}
 	}
+	// Each cell was kept under its own key: the plan run again finds
+	// every one done.
+	f = startClient(t, args(1)...)
+	again := ob(t, nil, args(0)...)
+	if f.cmd.Wait(); again.code != 0 || !strings.Contains(again.stdout, "All 3 cells of the plan are done") {
+		t.Errorf("the plan run again: exit %d\n%s%s", again.code, again.stdout, again.stderr)
+	}
 }
 
 // TestPlanClientsArgs: what cannot make a plan on several clients is one
@@ -318,4 +329,36 @@ func TestRotateServers(t *testing.T) {
 			t.Errorf("%v at %d: %v, want %v", tc.extra, tc.index, got, tc.want)
 		}
 	}
+}
+
+// TestPlanClientsMetrics: every client of a plan serves its own metrics,
+// labelled by its index, while it runs its share.
+func TestPlanClientsMetrics(t *testing.T) {
+	needServer(t)
+	freshDB(t, "fleet_metrics")
+	p := writePlan(t, "[dataset]\nworkload = \"sysbench\"\noptions = { tables = 1, table-size = 1000 }\n[[step]]\nname = \"ps\"\ntest = \"oltp_point_select\"\nthreads = [2]\ntime = \"4s\"\n")
+	dir, port, mport := t.TempDir(), freePort(t), freePort(t)
+	f1 := startClient(t, clientArgs(p, dir, port, "fleet_metrics", 2, 1, "--metrics-addr=127.0.0.1:"+mport)...)
+	leader := startClient(t, clientArgs(p, dir, port, "fleet_metrics", 2, 0)...)
+	host, _ := os.Hostname()
+	want := `client="` + host + `-client1"`
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://127.0.0.1:" + mport + "/metrics")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if strings.Contains(string(b), "oltpbench_run_") && strings.Contains(string(b), want) {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("client 1's metrics never had a run labelled %s", want)
+		}
+		time.Sleep(100 * time.Millisecond) // polling an endpoint, not hiding a race
+	}
+	if err := leader.cmd.Wait(); err != nil {
+		t.Errorf("the leader: %v\n%s", err, leader.err.String())
+	}
+	f1.cmd.Wait()
 }
