@@ -97,8 +97,11 @@ func wordPattern(words []string, withShort bool) *regexp.Regexp {
 
 // firstTest is the positional argument a workload's prepare takes, if any.
 func firstTest(s workload.Spec) []string {
-	if s.Args == 0 {
+	switch {
+	case s.Args == 0:
 		return nil
+	case s.Name == "ycsb":
+		return []string{"mysql"} // its binding
 	}
 	return []string{"oltp_read_write"}
 }

@@ -217,6 +217,8 @@ func readmeSubst() []readmeSub {
 		{`--threads=8-1024`, "--threads=1-2"},
 		{`--threads=[0-9,]+`, "--threads=2"},
 		{`--time=(10m|60|120|300)\b`, "--time=1"},
+		{`-p (recordcount|operationcount)=1000000\b`, "-p ${1}=1000"},
+		{`-p maxexecutiontime=60\b`, "-p maxexecutiontime=1"},
 		{`--ramp=1m`, "--ramp=0"},
 		{`--cooldown=30s`, "--cooldown=0"},
 		{`--report-interval=10\b`, "--report-interval=1"},
@@ -541,6 +543,11 @@ var readmeRuns = map[string]readmeEntry{
 		}
 	}},
 	"oltpbench report show merged.json": {},
+	"oltpbench ycsb load mysql -P workloads/workloada -p recordcount=1000000 -p threadcount=16 ...": {add: "--mysql-db=ycsb", before: func(t *testing.T, dir string) {
+		freshDB(t, "ycsb")
+	}},
+	"oltpbench ycsb run mysql -P workloads/workloada -p operationcount=1000000 -p threadcount=16 ...":                   {add: "--mysql-db=ycsb -p recordcount=1000"},
+	"oltpbench ycsb run mysql -P workloads/workloade -p maxexecutiontime=60 -p threadcount=64 --result-file=e.json ...": {add: "--mysql-db=ycsb -p recordcount=1000"},
 	"oltpbench report history nightly/": {before: func(t *testing.T, dir string) {
 		// Four builds' runs of one day: the fixtures of report compare.
 		for _, v := range []string{"v1", "v2", "v3", "v4"} {

@@ -510,6 +510,7 @@ repeats = 2
 // the server's commits slowed from b8 on; report history names the change
 // at b8 with the builds around it, and its gate fails the newest level.
 func TestHistoryNights(t *testing.T) {
+	alone(t) // one 1 s run a night: beside the shards' load the nights blur
 	srv, conn := versionServer(t)
 	var builds []string
 	for i := 1; i <= 12; i++ {
@@ -520,13 +521,24 @@ name = "nightly"
 test = "oltp_write_only"
 threads = [2]
 time = "1s"
+warmup = "1s"
 `)
 	b, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(b), "MDB_DIR=", "BAD_FROM=8 MDB_DIR=", 1)), 0o644)
 	dir := t.TempDir()
 	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dir, "--"}, conn...)...), "plan run")
 	r := ob(t, nil, "report", "history", dir, "--fail-on=change:5%")
-	t.Log(r.stdout)
+	var nights []string
+	for i := 1; i <= 12; i++ {
+		files, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("b%d", i), "*.json"))
+		for _, f := range files {
+			if res, err := result.Read(f); err == nil {
+				v, _ := res.Throughput()
+				nights = append(nights, fmt.Sprintf("b%d %.0f", i, v))
+			}
+		}
+	}
+	t.Logf("QPS by night: %s\n%s", strings.Join(nights, ", "), r.stdout)
 	change := regexp.MustCompile(`(?m)^  QPS: a change at run 8: -\d+\.\d% \(\d+ -> \d+ QPS\), worse, p = 0\.0\d\d\n    last before: b7, .*/b7/.*\.json\n    first after: b8, .*/b8/.*\.json$`)
 	if !change.MatchString(r.stdout) || !strings.Contains(r.stdout, "Write Only, 2 threads (step nightly): 12 runs, b1 ") {
 		t.Errorf("the change at b8 with the builds around it:\n%s", r.stdout)

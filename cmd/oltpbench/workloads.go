@@ -12,6 +12,7 @@ import (
 	_ "github.com/oltpbench/oltpbench/kv"
 	_ "github.com/oltpbench/oltpbench/sysbench"
 	_ "github.com/oltpbench/oltpbench/tpcc"
+	_ "github.com/oltpbench/oltpbench/ycsb"
 )
 
 // workloadCommand is `oltpbench NAME [args] COMMAND`: the workload's flags

@@ -38,13 +38,15 @@ var Rooms = []Room{
 	{Name: "tpcc", Layer: 2, Packages: []string{"tpcc"}, Doc: "TPC-C and BenchmarkSQL's layout"},
 	{Name: "ch", Layer: 2, Packages: []string{"ch"}, Doc: "CH-benCHmark, on TPC-C through the registry"},
 	{Name: "kv", Layer: 2, Packages: []string{"kv"}, Doc: "the reference workload: key-value point reads and writes, the template to copy"},
+	{Name: "ycsb", Layer: 2, Packages: []string{"ycsb"}, Doc: "YCSB's core workload, as go-ycsb runs it"},
 	{Name: "engine", Generic: true, Layer: 3, Packages: []string{"internal/engine/..."},
 		Doc: "what runs a workload: the pipeline, plans, cells, the runner, events, evidence, client health"},
-	{Name: "report", Generic: true, Layer: 4, Packages: []string{"internal/report/..."}, Doc: "reading results back: compare, show, merge"},
+	{Name: "report", Generic: true, Layer: 4, Packages: []string{"internal/report/..."}, Doc: "reading results back: compare, show, merge, history"},
 	{Name: "commands", Layer: 5, Packages: []string{"cmd/...", "scripts/..."}, Doc: "flags wired to packages, and the tools of the scripts"},
 	{Name: "test servers", Layer: 5, Packages: []string{"internal/testenv/..."}, TestOnly: true,
 		Doc: "throwaway S3 and Toxiproxy servers for the tests"},
 	{Name: "rules", Layer: 5, Packages: []string{"internal/layers"}, Doc: "this table"},
+	{Name: "deploy", Layer: 5, Packages: []string{"deploy/..."}, Doc: "the example manifests, decoded strictly by their test"},
 }
 
 // RoomOf is the room of a package path under the module ("" for none).

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+)
+
+func yc(t *testing.T, db string, args ...string) res {
+	t.Helper()
+	return ob(t, nil, append(append([]string{"ycsb"}, args...), connArgs(db)...)...)
+}
+
+// TestYCSB: go-ycsb's command lines: load through the loader, then the
+// core workloads' runs, each counting operationcount operations in the
+// mix and on the rows its distribution says; inserts grow the table by
+// what they acknowledged; bad input is one line each.
+func TestYCSB(t *testing.T) {
+	needServer(t)
+	db := "ycsb_t"
+	freshDB(t, db)
+	load := yc(t, db, "load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=3000", "-p", "threadcount=4")
+	mustOK(t, load, "load")
+	var rows int
+	if err := openDB(t, db).QueryRow("SELECT COUNT(*) FROM usertable WHERE YCSB_KEY = 'user6284781860667377211' OR LENGTH(FIELD9) = 100").Scan(&rows); err != nil || rows != 3000 {
+		t.Fatalf("usertable after the load: %d rows of 100-byte fields, want 3000 (%v)", rows, err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file string
+		ops  []string // the operations that ran
+	}{
+		{"workloada", []string{"ycsb_read", "ycsb_update"}},
+		{"workloadc", []string{"ycsb_read"}},
+		{"workloadd", []string{"ycsb_read", "ycsb_insert"}},
+		{"workloade", []string{"ycsb_scan", "ycsb_insert"}},
+		{"workloadf", []string{"ycsb_read", "ycsb_read_modify_write"}},
+	} {
+		f := filepath.Join(dir, tc.file+".json")
+		r := yc(t, db, "run", "mysql", "-P", "workloads/"+tc.file, "-p", "recordcount=3000", "-p", "operationcount=2000", "-p", "threadcount=4", "--result-file="+f)
+		mustOK(t, r, tc.file)
+		res, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total int64
+		for _, op := range res.Ops {
+			total += op.Count
+			if op.Count > 0 != slices.Contains(tc.ops, op.Name) {
+				t.Errorf("%s: %s ran %d times; want only %v", tc.file, op.Name, op.Count, tc.ops)
+			}
+		}
+		if total != 2000 || res.Threads != 4 || res.Metric.Name != "ops/s" {
+			t.Errorf("%s: %d operations on %d threads (%s), want 2000 on 4", tc.file, total, res.Threads, res.Metric.Name)
+		}
+	}
+	// workloadd and workloade inserted 5% of 2000 operations each.
+	if err := openDB(t, db).QueryRow("SELECT COUNT(*) FROM usertable").Scan(&rows); err != nil || rows < 3000+100 || rows > 3000+300 {
+		t.Errorf("usertable after two runs with 5%% inserts: %d rows", rows)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "mysql", "-P", "workloads/workloada", "-p", "recordcont=5"}, "unknown property: recordcont (-p)"},
+		{[]string{"run", "mysql", "-P", "nowhere/workload"}, "no workload file nowhere/workload"},
+		{[]string{"run", "mysql", "-p", "requestdistribution=gauss"}, "requestdistribution=gauss: uniform, zipfian, latest, hotspot, sequential or exponential"},
+		{[]string{"run", "postgres", "-P", "workloads/workloada"}, `unexpected argument(s) "postgres": the database binding, mysql`},
+	} {
+		r := yc(t, db, tc.args...)
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
+// TestYCSBPlan: a plan with a YCSB step runs, resumes and compares as the
+// other workloads' do; its time bounds the runs (no operationcount).
+func TestYCSBPlan(t *testing.T) {
+	needServer(t)
+	freshDB(t, "ycsb_plan")
+	p := writePlan(t, `[dataset]
+workload = "ycsb"
+options = { property-file = "workloads/workloadb", prop = "recordcount=2000" }
+[[step]]
+name = "b"
+test = "mysql"
+threads = [2, 4]
+time = "2s"
+`)
+	dir := t.TempDir()
+	r := ob(t, nil, planArgs(p, dir, "ycsb_plan")...)
+	mustOK(t, r, "plan run")
+	files := resultFiles(t, dir)
+	if len(files) != 2 {
+		t.Fatalf("the plan's results: %v\n%s", files, r.stdout)
+	}
+	for _, f := range files {
+		res, err := result.Read(filepath.Join(dir, f))
+		if err != nil || res.Seconds < 1.5 {
+			t.Errorf("%s: %v, %.1f s: a step's time bounds it, not the file's operationcount", f, err, res.Seconds)
+		}
+	}
+	again := ob(t, nil, planArgs(p, dir, "ycsb_plan")...)
+	if !strings.Contains(again.stdout, "All 2 cells of the plan are done") {
+		t.Errorf("resumed:\n%s", again.stdout)
+	}
+	cmp := ob(t, nil, "report", "compare", dir, dir)
+	if cmp.code != 0 || !regexp.MustCompile(`(?m)^YCSB \(ycsb\)$`).MatchString(cmp.stdout) {
+		t.Errorf("report compare of the plan's folder: exit %d\n%s%s", cmp.code, cmp.stdout, cmp.stderr)
+	}
+	_ = strconv.Itoa
+}
