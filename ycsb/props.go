@@ -28,7 +28,7 @@ var defaults = map[string]string{
 	"insertproportion": "0", "scanproportion": "0", "readmodifywriteproportion": "0", "requestdistribution": "uniform",
 	"minscanlength": "1", "maxscanlength": "1000", "scanlengthdistribution": "uniform", "insertorder": "hashed",
 	"zeropadding": "1", "hotspotdatafraction": "0.2", "hotspotopnfraction": "0.8", "exponential.percentile": "95",
-	"exponential.frac": "0.8571428571", "maxexecutiontime": "0", "table": "usertable", "dotransactions": "",
+	"exponential.frac": "0.8571428571", "maxexecutiontime": "0", "table": "usertable", "dotransactions": "", "command": "",
 	"measurementtype": "", "mysql.host": "", "mysql.port": "", "mysql.user": "", "mysql.db": "", "mysql.password": "",
 }
 
@@ -40,12 +40,13 @@ var connection = map[string]string{"mysql.host": "mysql-host", "mysql.port": "my
 type props struct {
 	m     map[string]string
 	files []string
+	given map[string]bool // set by a file or -p (go-ycsb prints those)
 }
 
 // readProps reads the property files and the overrides; a property this
 // workload does not know is named in the error.
 func readProps(files, overrides []string) (*props, error) {
-	p := &props{m: map[string]string{}}
+	p := &props{m: map[string]string{}, given: map[string]bool{}}
 	for k, v := range defaults {
 		p.m[k] = v
 	}
@@ -56,6 +57,7 @@ func readProps(files, overrides []string) (*props, error) {
 			return
 		}
 		p.m[k] = v
+		p.given[k] = true
 	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/conn"
 	"github.com/oltpbench/oltpbench/internal/dataset"
+	"github.com/oltpbench/oltpbench/internal/measure"
 	"github.com/oltpbench/oltpbench/internal/random"
 	"github.com/oltpbench/oltpbench/internal/result"
 	"github.com/oltpbench/oltpbench/internal/worker"
@@ -43,7 +44,8 @@ func init() {
 		RetryHelp:   "errors on which an operation is redone: deadlock (1213), lock wait timeout (1205), or all",
 		CSVFlags:    []string{"property-file", "prop"},
 		Args:        1, // the binding: mysql
-		Peer:        workload.Peer{CommandAliases: map[string]string{"load": "prepare"}, Rewrite: commandFirst},
+		Peer: workload.Peer{CommandAliases: map[string]string{"load": "prepare"}, Rewrite: commandFirst, Outputs: []string{OutputGoYCSB},
+			Output: true}, // go-ycsb's lines: oltpbench's notes (client-bound) for a person only
 		Describe: func(name string) (workload.Description, bool) {
 			return workload.Description{Title: "YCSB", Rank: 40}, name == "ycsb"
 		},
@@ -106,6 +108,14 @@ func (w *ycsb) ApplyOptions(command string, fs *pflag.FlagSet, warn io.Writer) e
 		return err
 	}
 	w.p = p
+	// What go-ycsb adds to the properties it prints.
+	cmd := map[string]string{"prepare": "load"}[command]
+	if cmd == "" {
+		cmd = command
+	}
+	for k, v := range map[string]string{"command": cmd, "dotransactions": fmt.Sprint(command == "run"), "table": p.str("table")} {
+		p.m[k], p.given[k] = v, true
+	}
 	given := func(k string) bool {
 		return slices.ContainsFunc(w.overrides, func(o string) bool {
 			return slices.ContainsFunc(splitProps(o), func(p string) bool { return strings.HasPrefix(strings.TrimSpace(p), k+"=") })
@@ -114,6 +124,9 @@ func (w *ycsb) ApplyOptions(command string, fs *pflag.FlagSet, warn io.Writer) e
 	set := map[string]string{"threads": p.str("threadcount"), "operationcount": p.str("operationcount")}
 	if v := p.str("maxexecutiontime"); v != "0" {
 		set["time"] = v
+	}
+	if !fs.Changed("output") {
+		set["output"] = OutputGoYCSB // go-ycsb's lines, for what reads them
 	}
 	if fs.Changed("time") && !given("operationcount") {
 		set["operationcount"] = "0"
@@ -292,6 +305,7 @@ func (w *ycsb) validate(ctx context.Context, db *sql.DB, schema string) error {
 // the key choosers draw from as they are acknowledged.
 type run struct {
 	workload.TextReport
+	peer *peerReport // --output=go-ycsb
 	w    *ycsb
 	seed uint64
 	// next is the insert key sequence's count, inserted the inserts
@@ -300,7 +314,33 @@ type run struct {
 }
 
 func (w *ycsb) NewRun(c workload.RunConfig) (workload.Run, error) {
-	return &run{TextReport: workload.TextReport{W: c.Out, Ops: ops}, w: w, seed: c.Seed}, nil
+	r := &run{TextReport: workload.TextReport{W: c.Out, Ops: ops}, w: w, seed: c.Seed}
+	if c.Output == OutputGoYCSB {
+		r.peer = &peerReport{w: c.Out, ops: ops}
+	}
+	return r, nil
+}
+
+func (r *run) Header() {
+	if r.peer != nil {
+		r.peer.header(r.w)
+	}
+}
+
+func (r *run) Interval(iv measure.Interval) {
+	if r.peer != nil {
+		r.peer.interval(iv)
+		return
+	}
+	r.TextReport.Interval(iv)
+}
+
+func (r *run) Final(f *measure.Final) (map[string]float64, map[string]string) {
+	if r.peer != nil {
+		r.peer.final(f)
+		return nil, nil
+	}
+	return r.TextReport.Final(f)
 }
 
 func (r *run) Ops() []string { return ops }

@@ -1,10 +1,11 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -114,5 +115,81 @@ time = "2s"
 	if cmp.code != 0 || !regexp.MustCompile(`(?m)^YCSB \(ycsb\)$`).MatchString(cmp.stdout) {
 		t.Errorf("report compare of the plan's folder: exit %d\n%s%s", cmp.code, cmp.stdout, cmp.stderr)
 	}
-	_ = strconv.Itoa
+}
+
+// TestYCSBSideBySide runs go-ycsb's command lines under go-ycsb and under
+// oltpbench ycsb against the test server and compares every line both
+// print, numbers masked (the properties, which go-ycsb prints in a random
+// order, as a set). Opt-in: OLTPBENCH_GO_YCSB=/path/to/go-ycsb (its v1.0.3
+// does not go install: build it from its own module).
+func TestYCSBSideBySide(t *testing.T) {
+	peer := os.Getenv("OLTPBENCH_GO_YCSB")
+	if peer == "" {
+		t.Skip("set OLTPBENCH_GO_YCSB to a go-ycsb binary")
+	}
+	needServer(t)
+	mask := regexp.MustCompile(`[0-9]+(\.[0-9]+)?(ms|s|µs)?`)
+	shape := func(out string) (props []string, rest []string) {
+		in := false
+		for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+			switch {
+			case strings.HasPrefix(l, "***************** properties"):
+				in = true
+			case in && strings.HasPrefix(l, "****"):
+				in = false
+				slices.Sort(props)
+				rest = append(rest, "(properties)")
+			case in:
+				props = append(props, strings.Replace(l, `"mysql.db"="gy_ours"`, `"mysql.db"="gy_peer"`, 1)) // a database each
+				continue
+			}
+			rest = append(rest, mask.ReplaceAllString(l, "N"))
+		}
+		return props, rest
+	}
+	for _, db := range []string{"gy_peer", "gy_ours"} {
+		freshDB(t, db)
+		openDB(t, "").Exec("CREATE DATABASE " + db)
+	}
+	conn := func(db string) []string {
+		return []string{"-p", "mysql.host=" + testHost, "-p", "mysql.port=" + testPort, "-p", "mysql.user=root", "-p", "mysql.db=" + db}
+	}
+	// go-ycsb reads the workload files where it runs: the ones oltpbench ships.
+	peerDir := t.TempDir()
+	os.MkdirAll(filepath.Join(peerDir, "workloads"), 0o755)
+	for _, w := range []string{"a", "b", "c", "d", "e", "f"} {
+		src, _ := os.ReadFile(filepath.Join("..", "..", "ycsb", "workloads", "workload"+w))
+		os.WriteFile(filepath.Join(peerDir, "workloads", "workload"+w), src, 0o644)
+	}
+	// Both loaded by go-ycsb: oltpbench's load is its loader's, reported as such.
+	for _, db := range []string{"gy_peer", "gy_ours"} {
+		c := exec.Command(peer, append([]string{"load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=2000", "-p", "threadcount=4"}, conn(db)...)...)
+		c.Dir = peerDir
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("go-ycsb load: %v\n%s", err, out)
+		}
+	}
+	dir := t.TempDir()
+	// Not workloadf: go-ycsb also counts a read-modify-write's read under
+	// READ and its update under UPDATE; oltpbench times it as one operation.
+	for _, w := range []string{"workloada", "workloadb", "workloadc", "workloadd", "workloade"} {
+		args := []string{"run", "mysql", "-P", "workloads/" + w, "-p", "recordcount=2000", "-p", "operationcount=4000", "-p", "threadcount=4"}
+		pc := exec.Command(peer, append(args, conn("gy_peer")...)...)
+		pc.Dir = peerDir
+		po, perr := pc.CombinedOutput()
+		oc := exec.Command(binPath, append(append([]string{"ycsb"}, args...), conn("gy_ours")...)...)
+		oc.Dir = dir
+		oo, oerr := oc.CombinedOutput()
+		if (perr == nil) != (oerr == nil) {
+			t.Errorf("%s: go-ycsb %v, oltpbench %v", w, perr, oerr)
+		}
+		pp, pr := shape(string(po))
+		op, or := shape(string(oo))
+		if !slices.Equal(pp, op) {
+			t.Errorf("%s: the properties differ:\ngo-ycsb:   %q\noltpbench: %q", w, pp, op)
+		}
+		if !slices.Equal(pr, or) {
+			t.Errorf("%s: the lines differ (numbers masked):\ngo-ycsb:\n%s\noltpbench:\n%s", w, strings.Join(pr, "\n"), strings.Join(or, "\n"))
+		}
+	}
 }

@@ -1,0 +1,105 @@
+package ycsb
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/oltpbench/oltpbench/internal/hist"
+	"github.com/oltpbench/oltpbench/internal/measure"
+)
+
+// OutputGoYCSB is go-ycsb's output: the request distribution and the
+// properties first, every interval each operation's figures since the
+// start, then "Run finished" and the figures of the whole run.
+const OutputGoYCSB = "go-ycsb"
+
+// peerNames are go-ycsb's names of the operations.
+var peerNames = map[string]string{"ycsb_read": "READ", "ycsb_update": "UPDATE", "ycsb_insert": "INSERT", "ycsb_scan": "SCAN",
+	"ycsb_read_modify_write": "READ_MODIFY_WRITE"}
+
+const stars = "**********************************************"
+
+// peerReport writes go-ycsb's lines; sums are the interval histograms
+// added up since the start.
+type peerReport struct {
+	w    io.Writer
+	ops  []string
+	sums []*hdr.Histogram
+}
+
+// header is go-ycsb's opening: the distribution and the properties given.
+func (p *peerReport) header(y *ycsb) {
+	fmt.Fprintf(p.w, "Using request distribution '%s' a keyrange of [%d %d]\n", y.p.str("requestdistribution"), y.start, y.start+y.records-1)
+	fmt.Fprintln(p.w, "***************** properties *****************")
+	for _, k := range y.p.shown() {
+		fmt.Fprintf(p.w, "%q=%q\n", k, y.p.str(k))
+	}
+	fmt.Fprintln(p.w, stars)
+}
+
+// interval prints the figures since the start, every operation that ran.
+func (p *peerReport) interval(iv measure.Interval) {
+	if p.sums == nil {
+		p.sums = make([]*hdr.Histogram, len(iv.Hists))
+		for i := range p.sums {
+			p.sums[i] = hist.New()
+		}
+	}
+	for i, h := range iv.Hists {
+		if i < len(p.sums) {
+			p.sums[i].Merge(h)
+		}
+	}
+	p.lines(p.sums, iv.Elapsed)
+}
+
+// final prints the end of the run.
+func (p *peerReport) final(f *measure.Final) {
+	fmt.Fprintln(p.w, stars)
+	fmt.Fprintf(p.w, "Run finished, takes %s\n", f.Elapsed)
+	p.lines(f.Hists, f.Elapsed)
+}
+
+// lines are one line per operation that ran and the TOTAL, by name.
+func (p *peerReport) lines(hs []*hdr.Histogram, took time.Duration) {
+	type line struct {
+		name string
+		h    *hdr.Histogram
+	}
+	var ls []line
+	total := hist.New()
+	for i, h := range hs {
+		if i >= len(p.ops) || h.TotalCount() == 0 {
+			continue
+		}
+		ls = append(ls, line{peerNames[p.ops[i]], h})
+		total.Merge(h)
+	}
+	if len(ls) == 0 {
+		return
+	}
+	ls = append(ls, line{"TOTAL", total})
+	sort.Slice(ls, func(i, j int) bool { return ls[i].name < ls[j].name })
+	s := took.Seconds()
+	for _, l := range ls {
+		h := l.h
+		fmt.Fprintf(p.w, "%-6s - Takes(s): %.1f, Count: %d, OPS: %.1f, Avg(us): %d, Min(us): %d, Max(us): %d, 50th(us): %d, 90th(us): %d, 95th(us): %d, 99th(us): %d, 99.9th(us): %d, 99.99th(us): %d\n",
+			l.name, s, h.TotalCount(), float64(h.TotalCount())/s, int64(h.Mean()), h.Min(), h.Max(), h.ValueAtQuantile(50), h.ValueAtQuantile(90),
+			h.ValueAtQuantile(95), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.ValueAtQuantile(99.99))
+	}
+}
+
+// shown are the properties go-ycsb prints: those the files and -p gave,
+// and the command's own.
+func (p *props) shown() []string {
+	var out []string
+	for k := range p.given {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
