@@ -150,7 +150,7 @@ func (w *ycsb) ApplyOptions(command string, fs *pflag.FlagSet, warn io.Writer) e
 }
 
 func (w *ycsb) Setup(s *workload.Setup) error {
-	if len(s.Args) != 1 || s.Args[0] != "mysql" && s.Args[0] != "tidb" {
+	if len(s.Args) > 1 || len(s.Args) == 1 && s.Args[0] != "" && s.Args[0] != "mysql" && s.Args[0] != "tidb" {
 		return fmt.Errorf("unexpected argument(s) %q: the database binding, mysql (or tidb)", strings.Join(s.Args, " "))
 	}
 	if w.p == nil { // no property file or override: the defaults
