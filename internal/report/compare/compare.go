@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -28,31 +26,9 @@ import (
 // their subfolders (a plan's p95 search keeps its runs in one), in order;
 // files are decoded on every CPU.
 func Load(paths []string, up result.Upgrade) ([]*result.Result, error) {
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read %s: %w", p, err)
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		var found []string
-		filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir // hidden: a plan's clients' parts
-			}
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") && !strings.HasPrefix(d.Name(), ".") {
-				found = append(found, path)
-			}
-			return nil
-		})
-		if len(found) == 0 {
-			return nil, fmt.Errorf("%s holds no result files (*.json)", p)
-		}
-		sort.Strings(found)
-		files = append(files, found...)
+	files, err := result.Files(paths)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*result.Result, len(files))
 	var g errgroup.Group

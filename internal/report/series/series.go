@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -241,38 +239,12 @@ func Build(paths []string, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// resultFiles lists the result files under paths (files given as they are).
+// resultFiles lists the result files under paths (result.Files).
 func resultFiles(paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("give one or more folders of results (or result files)")
 	}
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read %s: %w", p, err)
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		var found []string
-		filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir // hidden: a plan's clients' parts
-			}
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") && !strings.HasPrefix(d.Name(), ".") {
-				found = append(found, path)
-			}
-			return nil
-		})
-		if len(found) == 0 {
-			return nil, fmt.Errorf("%s holds no result files (*.json)", p)
-		}
-		sort.Strings(found)
-		files = append(files, found...)
-	}
-	return files, nil
+	return result.Files(paths)
 }
 
 // seriesKey is a run's cell: its workload, plan step, threads and the
