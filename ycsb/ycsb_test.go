@@ -120,7 +120,7 @@ func TestProps(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p.str("recordcount") != "70" || p.str("readproportion") != "0.2" || p.str("updateproportion") != "0.8" ||
-		p.str("requestdistribution") != "zipfian" || p.str("threadcount") != "4" {
+		p.str("requestdistribution") != "uniform" || p.str("threadcount") != "4" {
 		t.Errorf("properties: %v", p.m)
 	}
 	for _, tc := range []struct {
