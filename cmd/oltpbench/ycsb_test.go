@@ -72,6 +72,7 @@ func TestYCSB(t *testing.T) {
 		{[]string{"run", "mysql", "-P", "nowhere/workload"}, "no workload file nowhere/workload"},
 		{[]string{"run", "mysql", "-p", "requestdistribution=gauss"}, "requestdistribution=gauss: uniform, zipfian, latest, hotspot, sequential or exponential"},
 		{[]string{"run", "postgres", "-P", "workloads/workloada"}, `unexpected argument(s) "postgres": the database binding, mysql`},
+		{[]string{"run", "mysql", "-P", "workloads/workloada", "-p", "recordcount=5000"}, "usertable has no record 4999 (user"},
 	} {
 		r := yc(t, db, tc.args...)
 		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
