@@ -470,6 +470,8 @@ func TestReportHistoryArgs(t *testing.T) {
 		b, _ := os.ReadFile(f)
 		os.WriteFile(filepath.Join(mixed, filepath.Base(f)), b, 0o644)
 	}
+	builds := filepath.Join(t.TempDir(), "builds.txt")
+	os.WriteFile(builds, []byte("v3\nv4\n"), 0o644)
 	onlyBroken := t.TempDir()
 	os.WriteFile(filepath.Join(onlyBroken, "broken.json"), []byte("{"), 0o644)
 	for _, c := range []struct {
@@ -482,6 +484,10 @@ func TestReportHistoryArgs(t *testing.T) {
 		{[]string{v(1), v(2), v(3), v(4), "--fail-on=change:5%"}, 1, "", "change beyond 5%: Point Select, 16 threads: QPS -20.6% from v3"},
 		{[]string{v(1), v(2), v(3), v(4), "--fail-on=change:30%"}, 0, "", ""},
 		{[]string{v(1), v(2), v(3), v(4), "--versions=v1,v2"}, 0, "left out, a build not in the list: ", ""},
+		{[]string{v(1), v(2), v(3), v(4), "--versions-file=" + builds}, 0, "v3 (2026-01-01) .. v4 (2026-01-01)", ""},
+		{[]string{v(1), v(2), v(3), v(4), "--min-runs=11"}, 0, "Point Select, 16 threads: 20 runs, v1 (2026-01-01) .. v4 (2026-01-01)\n  too short to judge", ""},
+		// 199 shuffles cannot give a p-value under 0.005.
+		{[]string{v(1), v(2), v(3), v(4), "--confidence=0.999"}, 0, "Point Select, 16 threads: 20 runs, v1 (2026-01-01) .. v4 (2026-01-01)\n  QPS: no change", ""},
 		{[]string{v(1), v(2), v(3), v(4), "--format=markdown"}, 0, "| Point Select, 16 threads | QPS | -20.6% (100000 -> 79440), worse | 0.005 | v2 (2026-01-01 00:00) | v3 (2026-01-01 00:00) |", ""},
 		{[]string{mixed}, 0, "skipped, unreadable: " + filepath.Join(mixed, "broken.json") + ": not a result file", ""},
 		{[]string{t.TempDir()}, 1, "", "holds no result files (*.json)"},
