@@ -169,7 +169,11 @@ func (w *chWorkload) Hooks() workload.Hooks {
 	}
 	if w.tiflash > 0 {
 		h.AfterLoad = func(ctx context.Context, db *sql.DB, out io.Writer) error {
-			return setTiFlashReplicas(ctx, db, w.Dataset(), w.tiflash, out)
+			var names []string
+			for _, t := range w.Dataset().Tables {
+				names = append(names, t.Name)
+			}
+			return conn.SetTiFlashReplicas(ctx, db, names, w.tiflash, out)
 		}
 	}
 	return h

@@ -1,6 +1,7 @@
 package ch
 
 import (
+	"github.com/oltpbench/oltpbench/internal/conn"
 	"strings"
 	"testing"
 
@@ -20,7 +21,11 @@ func TestSQLParsesForTiDB(t *testing.T) {
 	bmsql := map[string]string{"orders": "bmsql_oorder", "order_line": "bmsql_order_line", "stock": "bmsql_stock",
 		"customer": "bmsql_customer", "item": "bmsql_item", "new_order": "bmsql_new_order"}
 	ds := dataset.Dataset{Tables: Tables()}
-	stmts := append(tiflashSQL(ds, 2), revenue1, renamed(revenue1, bmsql), tiflashPending)
+	var names []string
+	for _, t := range ds.Tables {
+		names = append(names, t.Name)
+	}
+	stmts := append(conn.TiFlashSQL(names, 2), revenue1, renamed(revenue1, bmsql), conn.TiFlashPending)
 	for _, q := range Queries {
 		stmts = append(stmts, q.SQL, renamed(q.SQL, bmsql), "EXPLAIN ANALYZE "+q.SQL)
 	}

@@ -164,6 +164,7 @@ var smallDatasets = map[string][]string{
 	"ch":       {"--warehouses=1", "--mysql-db=chb", "--csv-file-size=8MiB"},
 	"kv":       {"--keys=1000", "--value-size=8", "--mysql-db=kvt"},
 	"ycsb":     {"-p", "recordcount=500", "-p", "fieldlength=10", "--mysql-db=yc"},
+	"tpch":     {"--sf=0.001", "--mysql-db=th"},
 }
 
 // csv needs no server: every registered workload's files, their manifest
@@ -267,8 +268,8 @@ func TestArgumentErrors(t *testing.T) {
 		// Every group refuses a subcommand it lacks (cobra's default below the root is help and exit 0).
 		{[]string{"report", "histroy"}, `unknown command "histroy" for "oltpbench report": use compare, history, merge or show (did you mean history?)`},
 		{[]string{"plan", "foo"}, `unknown command "foo" for "oltpbench plan": use run or show`},
-		{[]string{"csv", "foo"}, `unknown command "foo" for "oltpbench csv": use ch, kv, sysbench, tpcc or ycsb`},
-		{[]string{"sysbnch"}, `unknown command "sysbnch" for "oltpbench": use bisect, ch, completion, csv, import, kv, plan, report, sysbench, tpcc or ycsb (did you mean sysbench?)`},
+		{[]string{"csv", "foo"}, `unknown command "foo" for "oltpbench csv": use ch, kv, sysbench, tpcc, tpch or ycsb`},
+		{[]string{"sysbnch"}, `unknown command "sysbnch" for "oltpbench": use bisect, ch, completion, csv, import, kv, plan, report, sysbench, tpcc, tpch or ycsb (did you mean sysbench?)`},
 		{[]string{"tpcc", "run", "--output=xml"}, "--output=xml"},
 		{[]string{"csv", "sysbench", "a", "b", "--dir=x"}, "at most one test"},
 		{[]string{"csv", "tpcc", "a", "--dir=x"}, "tpcc has no tests"},

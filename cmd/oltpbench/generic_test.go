@@ -71,10 +71,10 @@ func workloadWords(t *testing.T) []string {
 		}
 	}
 	// CH's region is also S3's (loader's store); nation goes with it.
-	names = slices.DeleteFunc(names, func(n string) bool { return n == "region" || n == "nation" })
+	names = slices.DeleteFunc(names, func(n string) bool { return n == "region" || n == "nation" || n == "part" })
 	// The tests, transactions and figures that results name.
 	return append(names, "oltp_", "select_random", "bulk_insert", "payment", "order_status", "delivery", "stock_level",
-		"TPC-C", "tpmTotal", "_x100", "sbtest", "warehouse", "QphH", "revenue1", "CH-benCHmark")
+		"TPC-C", "tpmTotal", "_x100", "sbtest", "warehouse", "QphH", "revenue1", "CH-benCHmark", "TPC-H", "lineitem", "partsupp")
 }
 
 // wordPattern matches any of words: a short one (a workload called "ch")

@@ -12,6 +12,7 @@ import (
 	_ "github.com/oltpbench/oltpbench/kv"
 	_ "github.com/oltpbench/oltpbench/sysbench"
 	_ "github.com/oltpbench/oltpbench/tpcc"
+	_ "github.com/oltpbench/oltpbench/tpch"
 	_ "github.com/oltpbench/oltpbench/ycsb"
 )
 

@@ -39,6 +39,7 @@ var Rooms = []Room{
 	{Name: "ch", Layer: 2, Packages: []string{"ch"}, Doc: "CH-benCHmark, on TPC-C through the registry"},
 	{Name: "kv", Layer: 2, Packages: []string{"kv"}, Doc: "the reference workload: key-value point reads and writes, the template to copy"},
 	{Name: "ycsb", Layer: 2, Packages: []string{"ycsb"}, Doc: "YCSB's core workload, as go-ycsb runs it"},
+	{Name: "tpch", Layer: 2, Packages: []string{"tpch", "tpch/dbgen"}, Doc: "TPC-H: dbgen's data, the 22 queries, the power and throughput tests"},
 	{Name: "engine", Generic: true, Layer: 3, Packages: []string{"internal/engine/..."},
 		Doc: "what runs a workload: the pipeline, plans, cells, the runner, events, evidence, client health"},
 	{Name: "report", Generic: true, Layer: 4, Packages: []string{"internal/report/..."}, Doc: "reading results back: compare, show, merge, history"},

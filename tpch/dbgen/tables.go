@@ -447,3 +447,17 @@ func (s *Scale) RefreshDeletes(pair int) (first, n int64) {
 // RefreshKey is the key of the i-th order (1-based, over all pairs) RF1
 // inserts.
 func RefreshKey(i int64) int64 { return (i>>3)<<5 | 1<<3 | i&7 }
+
+// LineItems is how many lineitem rows the orders have: each order's line
+// count is the one value a row takes from its stream.
+func (s *Scale) LineItems() int64 {
+	var st streams
+	ids := []int{oLcntSD}
+	st.seek(1, ids)
+	var n int64
+	for i := int64(0); i < s.Orders(); i++ {
+		n += st.random(1, lcntMax, oLcntSD)
+		st.next(ids)
+	}
+	return n
+}

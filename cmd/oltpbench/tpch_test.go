@@ -1,0 +1,183 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/tpch"
+)
+
+func th(t *testing.T, db string, args ...string) res {
+	t.Helper()
+	return ob(t, nil, append(append([]string{"tpch"}, args...), connArgs(db)...)...)
+}
+
+// TestTPCH: prepare at SF 0.01, check dbgen's rows, the power and
+// throughput tests with the refresh functions and QphH@Size in the result,
+// a second run on the orders put back, random parameters, and bad input
+// one line each.
+func TestTPCH(t *testing.T) {
+	needServer(t)
+	db := "tpch_t"
+	freshDB(t, db)
+	mustOK(t, th(t, db, "prepare", "--sf=0.01"), "prepare")
+	dir := t.TempDir()
+	for i, extra := range [][]string{nil, {"--params=random", "--threads=3"}} {
+		f := filepath.Join(dir, fmt.Sprintf("run%d.json", i))
+		r := th(t, db, append([]string{"run", "--sf=0.01", "--result-file=" + f}, extra...)...)
+		mustOK(t, r, "run")
+		res, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams := 2
+		if extra != nil {
+			streams = 3
+		}
+		counts := map[string]int64{}
+		for _, op := range res.Ops {
+			counts[op.Name] = op.Count
+		}
+		// Each query once in the power test and once in each stream;
+		// a refresh pair in the power test and one per stream.
+		for _, q := range tpch.Queries {
+			if counts[q.Name] != int64(1+streams) {
+				t.Errorf("run %d: %s ran %d times, want %d", i, q.Name, counts[q.Name], 1+streams)
+			}
+		}
+		if counts["rf1"] != int64(1+streams) || counts["rf2"] != int64(1+streams) {
+			t.Errorf("run %d: rf1 %d, rf2 %d times, want %d", i, counts["rf1"], counts["rf2"], 1+streams)
+		}
+		for _, k := range []string{"QphH", "Power", "Throughput", "GeoMeanPower"} {
+			if res.Figures[k] <= 0 {
+				t.Errorf("run %d: figure %s = %v", i, k, res.Figures[k])
+			}
+		}
+		if !strings.Contains(r.stdout, "QphH@0.01: ") || strings.Contains(r.stdout, "not the specification's") {
+			t.Errorf("run %d: no QphH@0.01 line:\n%s", i, r.stdout)
+		}
+	}
+	// The refresh functions' orders are put back before a check.
+	chk := th(t, db, "check", "--sf=0.01")
+	mustOK(t, chk, "check")
+	if n := strings.Count(chk.stdout, "PASS"); n != 8 || strings.Contains(chk.stdout, "FAIL") {
+		t.Errorf("check: %d PASS, want 8:\n%s", n, chk.stdout)
+	}
+	// One test alone, a subset of the queries: QphH is not a figure, and says why.
+	f := filepath.Join(dir, "power.json")
+	mustOK(t, th(t, db, "run", "--sf=0.01", "--test=power", "--queries=q1,q6", "--refresh=false", "--result-file="+f), "power")
+	res, err := result.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Threads != 1 || res.Figures["Power"] <= 0 || res.Figures["QphH"] != 0 || !strings.Contains(res.NotApplicable["QphH"], "one test ran") {
+		t.Errorf("--test=power: %d threads, figures %v, not applicable %v", res.Threads, res.Figures, res.NotApplicable)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--sf=0"}, "invalid --sf=0: a scale factor above 0"},
+		{[]string{"run", "--sf=1.5"}, "invalid --sf=1.5: from 1 up a scale factor is a whole number"},
+		{[]string{"run", "--sf=0.01", "--queries=q1,q23"}, `unknown query "q23" in --queries: TPC-H's queries are q1 to q22`},
+		{[]string{"run", "--sf=0.01", "--params=fixed"}, "invalid --params=fixed: default or random"},
+		{[]string{"run", "--sf=0.01", "--check"}, "--check compares with the specification's answers, made at --sf=1"},
+		{[]string{"run", "--sf=0.1"}, "hold 100 suppliers, and --sf=0.1 has 1000"},
+		{[]string{"run", "--sf=0.01", "--test=power", "--threads=4"}, "--test=power runs one stream"},
+	} {
+		r := th(t, db, tc.args...)
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
+// TestTPCHAnswersMatchPostgres: the 22 queries with the validation
+// parameters give on MariaDB what PostgreSQL gives over the CSV files
+// `csv tpch` writes, at SF 0.01 (OLTPBENCH_TPCH_SF for another).
+func TestTPCHAnswersMatchPostgres(t *testing.T) {
+	needServer(t)
+	port := os.Getenv("OLTPBENCH_TEST_PG_PORT")
+	if port == "" {
+		t.Fatal("OLTPBENCH_TEST_PG_PORT not set: run through make test (scripts/postgres-start.sh)")
+	}
+	sf := "0.01"
+	if v := os.Getenv("OLTPBENCH_TPCH_SF"); v != "" {
+		sf = v
+	}
+	db := "tpch_answers"
+	freshDB(t, db)
+	dir := t.TempDir()
+	mustOK(t, ob(t, nil, "csv", "tpch", "--sf="+sf, "--dir="+dir, "--mysql-db="+db), "csv")
+	mustOK(t, th(t, db, "prepare", "--sf="+sf), "prepare")
+	psql := func(dbname string, args ...string) string {
+		t.Helper()
+		out, err := exec.Command("psql", append([]string{"-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", dbname,
+			"-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-F", "\x1f", "-P", "null=\\N"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("psql %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	psql("postgres", "-c", "DROP DATABASE IF EXISTS "+db, "-c", "CREATE DATABASE "+db)
+	psql(db, "-f", "testdata/tpch-postgres.sql")
+	var m struct {
+		Tables []struct {
+			Name    string
+			Columns []string
+			Files   []struct{ Name string }
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, db+"-manifest.json"))
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	for _, tb := range m.Tables {
+		for _, f := range tb.Files {
+			psql(db, "-c", fmt.Sprintf(`\copy %s (%s) FROM '%s' WITH (FORMAT csv, HEADER true, NULL '\N', ESCAPE '\')`,
+				tb.Name, strings.Join(tb.Columns, ","), filepath.Join(dir, f.Name)))
+		}
+	}
+	psql(db, "-c", "ANALYZE")
+	maria := openDB(t, db)
+	params := tpch.DefaultParams(1)
+	if sf != "1" {
+		var f float64
+		fmt.Sscan(sf, &f)
+		params = tpch.DefaultParams(f)
+	}
+	empty := 0
+	for _, q := range tpch.Queries {
+		stmts := q.Statements(params[q.N], 0)
+		var mine, theirs [][]string
+		for _, s := range stmts {
+			if !strings.HasPrefix(s, "select") {
+				if _, err := maria.Exec(s); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			mine = mariaRows(t, maria, s)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(psql(db, "-c", strings.Join(stmts, ";\n")+";"), "\n"), "\n") {
+			if l != "" {
+				theirs = append(theirs, strings.Split(l, "\x1f"))
+			}
+		}
+		if len(mine) == 0 {
+			empty++
+		}
+		if diff := compareRows(mine, theirs); diff != "" {
+			t.Errorf("%s: MariaDB and PostgreSQL differ: %s", q.Name, diff)
+		}
+	}
+	if empty > 4 {
+		t.Errorf("%d of the 22 queries return no rows at SF %s: the comparison shows little", empty, sf)
+	}
+}
