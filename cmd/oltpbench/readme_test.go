@@ -548,6 +548,12 @@ var readmeRuns = map[string]readmeEntry{
 	}},
 	"oltpbench ycsb run mysql -P workloads/workloada -p operationcount=1000000 -p threadcount=16 ...":                   {add: "--mysql-db=ycsb -p recordcount=1000"},
 	"oltpbench ycsb run mysql -P workloads/workloade -p maxexecutiontime=60 -p threadcount=64 --result-file=e.json ...": {add: "--mysql-db=ycsb -p recordcount=1000"},
+	"oltpbench tpch prepare --sf=1 ...": {add: "--mysql-db=tpch --sf=0.01", before: func(t *testing.T, dir string) {
+		freshDB(t, "tpch")
+	}},
+	"oltpbench tpch run --sf=1 --result-file=tpch.json ...": {add: "--mysql-db=tpch --sf=0.01"},
+	"oltpbench tpch check --sf=1 ...":                       {add: "--mysql-db=tpch --sf=0.01"},
+	"oltpbench csv tpch --sf=10 --dir=tpch10 ...":           {add: "--sf=0.01 --mysql-db=tpch"},
 	"oltpbench report history nightly/": {before: func(t *testing.T, dir string) {
 		// Four builds' runs of one day: the fixtures of report compare.
 		for _, v := range []string{"v1", "v2", "v3", "v4"} {
