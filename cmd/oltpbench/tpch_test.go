@@ -181,3 +181,40 @@ func TestTPCHAnswersMatchPostgres(t *testing.T) {
 		t.Errorf("%d of the 22 queries return no rows at SF %s: the comparison shows little", empty, sf)
 	}
 }
+
+// TestTPCHPlan: a plan's TPC-H step runs its repeats, resumes with nothing
+// to do, and report compare reads its results.
+func TestTPCHPlan(t *testing.T) {
+	needServer(t)
+	freshDB(t, "tpch_plan")
+	p := writePlan(t, `[dataset]
+workload = "tpch"
+options = { sf = "0.01" }
+[[step]]
+name = "qphh"
+threads = [2]
+repeats = 2
+time = "60s" # the tests end sooner at SF 0.01
+`)
+	dir := t.TempDir()
+	r := ob(t, nil, planArgs(p, dir, "tpch_plan")...)
+	mustOK(t, r, "plan run")
+	files := resultFiles(t, dir)
+	if len(files) != 2 {
+		t.Fatalf("the plan's results: %v\n%s", files, r.stdout)
+	}
+	for _, f := range files {
+		res, err := result.Read(filepath.Join(dir, f))
+		if err != nil || res.Figures["QphH"] <= 0 {
+			t.Errorf("%s: %v, QphH %v", f, err, res.Figures["QphH"])
+		}
+	}
+	again := ob(t, nil, planArgs(p, dir, "tpch_plan")...)
+	if !strings.Contains(again.stdout, "All 2 cells of the plan are done") {
+		t.Errorf("resumed:\n%s", again.stdout)
+	}
+	cmp := ob(t, nil, "report", "compare", dir, dir)
+	if cmp.code != 0 || !strings.Contains(cmp.stdout, "TPC-H") || !strings.Contains(cmp.stdout, "QphH") {
+		t.Errorf("report compare of the plan's folder: exit %d\n%s%s", cmp.code, cmp.stdout, cmp.stderr)
+	}
+}
