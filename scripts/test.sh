@@ -70,7 +70,7 @@ export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 # CI_FUZZ_ONLY=. ; each costs an instrumented build, about 8 s). A count of
 # inputs, not a duration: Go 1.26's coordinator can fail a target that found
 # nothing when a duration ends (go.dev/issue/75804).
-race=(./internal/engine/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/report/compare ./internal/report/series ./internal/engine/fleet ./loader)
+race=(./internal/engine/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/report/compare ./internal/report/series ./internal/engine/fleet ./loader ./tpch)
 race_re=$(printf '|%s' "${race[@]#./}")
 units=$(mktemp)
 (
