@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -204,52 +203,12 @@ func TestCHBadInput(t *testing.T) {
 // PostgreSQL running the same SQL over the CSV files `csv ch` writes.
 func TestCHAnswersMatchPostgres(t *testing.T) {
 	needServer(t)
-	port := os.Getenv("OLTPBENCH_TEST_PG_PORT")
-	if port == "" {
-		t.Fatal("OLTPBENCH_TEST_PG_PORT not set: run through make test (scripts/postgres-start.sh)")
-	}
 	db := "ch_answers"
 	freshDB(t, db)
 	dir := t.TempDir()
 	mustOK(t, ob(t, nil, "csv", "ch", "--warehouses=1", "--dir="+dir, "--mysql-db="+db), "csv")
 	mustOK(t, chb(t, db, "prepare", "--warehouses=1"), "prepare")
-	psql := func(dbname string, args ...string) string {
-		t.Helper()
-		out, err := exec.Command("psql", append([]string{"-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", dbname,
-			"-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-F", "\x1f", "-P", "null=\\N"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("psql %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	psql("postgres", "-c", "DROP DATABASE IF EXISTS "+db, "-c", "CREATE DATABASE "+db)
-	psql(db, "-f", "testdata/ch-postgres.sql")
-	var m struct {
-		Tables []struct {
-			Name    string
-			Columns []string
-			Files   []struct{ Name string }
-		}
-		Views []struct {
-			SchemaFile string `json:"schema_file"`
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, db+"-manifest.json"))
-	if err != nil || json.Unmarshal(b, &m) != nil {
-		t.Fatalf("manifest: %v", err)
-	}
-	for _, tb := range m.Tables {
-		for _, f := range tb.Files {
-			psql(db, "-c", fmt.Sprintf(`\copy %s (%s) FROM '%s' WITH (FORMAT csv, HEADER true, NULL '\N', ESCAPE '\')`,
-				tb.Name, strings.Join(tb.Columns, ","), filepath.Join(dir, f.Name)))
-		}
-	}
-	for _, v := range m.Views {
-		psql(db, "-f", filepath.Join(dir, v.SchemaFile))
-	}
-	// Statistics, as MariaDB's load ends with ANALYZE TABLE: without them
-	// PostgreSQL's planner nests loops over the join of Q5 (a minute).
-	psql(db, "-c", "ANALYZE")
+	psql := pgLoad(t, db, dir, "testdata/ch-postgres.sql")
 	maria := openDB(t, db)
 	for _, q := range ch.Queries {
 		mine := mariaRows(t, maria, q.SQL)

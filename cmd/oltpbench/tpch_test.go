@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,10 +101,6 @@ func TestTPCH(t *testing.T) {
 // `csv tpch` writes, at SF 0.01 (OLTPBENCH_TPCH_SF for another).
 func TestTPCHAnswersMatchPostgres(t *testing.T) {
 	needServer(t)
-	port := os.Getenv("OLTPBENCH_TEST_PG_PORT")
-	if port == "" {
-		t.Fatal("OLTPBENCH_TEST_PG_PORT not set: run through make test (scripts/postgres-start.sh)")
-	}
 	sf := "0.01"
 	if v := os.Getenv("OLTPBENCH_TPCH_SF"); v != "" {
 		sf = v
@@ -116,35 +110,7 @@ func TestTPCHAnswersMatchPostgres(t *testing.T) {
 	dir := t.TempDir()
 	mustOK(t, ob(t, nil, "csv", "tpch", "--sf="+sf, "--dir="+dir, "--mysql-db="+db), "csv")
 	mustOK(t, th(t, db, "prepare", "--sf="+sf), "prepare")
-	psql := func(dbname string, args ...string) string {
-		t.Helper()
-		out, err := exec.Command("psql", append([]string{"-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", dbname,
-			"-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-F", "\x1f", "-P", "null=\\N"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("psql %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	psql("postgres", "-c", "DROP DATABASE IF EXISTS "+db, "-c", "CREATE DATABASE "+db)
-	psql(db, "-f", "testdata/tpch-postgres.sql")
-	var m struct {
-		Tables []struct {
-			Name    string
-			Columns []string
-			Files   []struct{ Name string }
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, db+"-manifest.json"))
-	if err != nil || json.Unmarshal(b, &m) != nil {
-		t.Fatalf("manifest: %v", err)
-	}
-	for _, tb := range m.Tables {
-		for _, f := range tb.Files {
-			psql(db, "-c", fmt.Sprintf(`\copy %s (%s) FROM '%s' WITH (FORMAT csv, HEADER true, NULL '\N', ESCAPE '\')`,
-				tb.Name, strings.Join(tb.Columns, ","), filepath.Join(dir, f.Name)))
-		}
-	}
-	psql(db, "-c", "ANALYZE")
+	psql := pgLoad(t, db, dir, "testdata/tpch-postgres.sql")
 	maria := openDB(t, db)
 	params := tpch.DefaultParams(1)
 	if sf != "1" {
