@@ -163,24 +163,20 @@ type stream struct {
 }
 
 // setTimeout asks the server to stop a query running past --query-timeout:
-// MariaDB's max_statement_time (seconds), MySQL's and TiDB's
-// max_execution_time (milliseconds).
+// MariaDB's max_statement_time (seconds), else MySQL's and TiDB's
+// max_execution_time (milliseconds), whichever the server has.
 func (s *stream) setTimeout() error {
 	if s.r.w.timeout <= 0 || s.r.dry {
 		return nil
 	}
-	var version string
-	if _, _, err := s.s.QueryRows("SELECT VERSION()", func(row []driver.Value) error {
-		version = fmt.Sprintf("%s", row[0])
+	err := s.s.Exec(fmt.Sprintf("SET SESSION max_statement_time = %g", s.r.w.timeout.Seconds()))
+	if err == nil {
 		return nil
-	}); err != nil {
-		return err
 	}
-	q := fmt.Sprintf("SET SESSION max_execution_time = %d", s.r.w.timeout.Milliseconds())
-	if strings.Contains(strings.ToLower(version), "mariadb") {
-		q = fmt.Sprintf("SET SESSION max_statement_time = %g", s.r.w.timeout.Seconds())
+	if err2 := s.s.Exec(fmt.Sprintf("SET SESSION max_execution_time = %d", s.r.w.timeout.Milliseconds())); err2 != nil {
+		return fmt.Errorf("--query-timeout: the server has neither max_statement_time (%v) nor max_execution_time: %w", err, err2)
 	}
-	return s.s.Exec(q)
+	return nil
 }
 
 // Wait holds the throughput test's streams until the power test is done.

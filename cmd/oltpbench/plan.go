@@ -85,6 +85,9 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 				if plan.ReservedArg(a) {
 					return fmt.Errorf("%s after -- is the plan's to set: change the plan, or give it to plan run before --", a)
 				}
+				if len(p.More) > 0 && (strings.HasPrefix(a, "--mysql-db=") || a == "--mysql-db") {
+					return fmt.Errorf("%s after --: the plan's datasets name their databases (mysql-db in each one's options): leave it out", a)
+				}
 			}
 			if ff.clients > 1 && mf.Client == "" {
 				host, _ := os.Hostname()
@@ -315,11 +318,16 @@ func (pr *planRunner) headroom(ctx context.Context, c *cells.Cell, dir string, o
 // a load that was interrupted, and otherwise checks that the database holds
 // the dataset the plan asks for.
 func (pr *planRunner) dataset(ctx context.Context) error {
-	p, co, err := pr.command(pr.p.DatasetArgs(true), "prepare", false, pr.out)
-	if err != nil {
-		return err
+	for _, ds := range pr.p.Datasets() {
+		p, co, err := pr.command(pr.p.ArgsOf(ds), "prepare", false, pr.out)
+		if err != nil {
+			return err
+		}
+		if err := p.Ensure(ctx, co, "the plan"); err != nil {
+			return err
+		}
 	}
-	return p.Ensure(ctx, co, "the plan")
+	return nil
 }
 
 // resetHooks are the steps' resets' parts: the dataset remade and checked
@@ -419,8 +427,17 @@ func versionsReport(dir string, dirs, labels []string, out, errw io.Writer, fail
 
 // warmup is the plan's warm-up, its lines on out.
 func (pr *planRunner) warmup(ctx context.Context, out io.Writer) error {
+	for _, ds := range pr.p.Datasets() {
+		if err := pr.warmupOf(ctx, ds, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (pr *planRunner) warmupOf(ctx context.Context, ds *plan.Dataset, out io.Writer) error {
 	if pr.p.Warmup.Prewarm {
-		p, co, err := pr.command(pr.p.DatasetArgs(true), "prewarm", true, out)
+		p, co, err := pr.command(pr.p.ArgsOf(ds), "prewarm", true, out)
 		if err != nil {
 			return err
 		}
@@ -431,7 +448,7 @@ func (pr *planRunner) warmup(ctx context.Context, out io.Writer) error {
 	if !pr.p.Warmup.Analyze {
 		return nil
 	}
-	p, co, err := pr.command(pr.p.DatasetArgs(true), "prepare", false, io.Discard)
+	p, co, err := pr.command(pr.p.ArgsOf(ds), "prepare", false, io.Discard)
 	if err != nil {
 		return err
 	}

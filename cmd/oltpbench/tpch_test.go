@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +77,17 @@ func TestTPCH(t *testing.T) {
 	}
 	if res.Threads != 1 || res.Figures["Power"] <= 0 || res.Figures["QphH"] != 0 || !strings.Contains(res.NotApplicable["QphH"], "one test ran") {
 		t.Errorf("--test=power: %d threads, figures %v, not applicable %v", res.Threads, res.Figures, res.NotApplicable)
+	}
+	// --query-timeout has the server stop a query: Q1 at SF 0.01 takes
+	// tens of milliseconds.
+	f = filepath.Join(dir, "timeout.json")
+	to := th(t, db, "run", "--sf=0.01", "--test=power", "--queries=q1", "--refresh=false", "--query-timeout=1ms", "--result-file="+f)
+	mustOK(t, to, "timeout")
+	if res, err = result.Read(f); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(to.stdout, "1 error(s)") || res.Figures["Power"] != 0 || !strings.Contains(res.NotApplicable["Power"], "did not end") {
+		t.Errorf("--query-timeout=1ms: Q1 not stopped:\n%s\n%v", to.stdout, res.NotApplicable)
 	}
 	for _, tc := range []struct {
 		args []string
@@ -182,5 +194,56 @@ time = "60s" # the tests end sooner at SF 0.01
 	cmp := ob(t, nil, "report", "compare", dir, dir)
 	if cmp.code != 0 || !strings.Contains(cmp.stdout, "TPC-H") || !strings.Contains(cmp.stdout, "QphH") {
 		t.Errorf("report compare of the plan's folder: exit %d\n%s%s", cmp.code, cmp.stdout, cmp.stderr)
+	}
+}
+
+// TestReleaseGatePlan: one plan covers YCSB and TPC-H, each dataset in a
+// database of its own, on two deployed "versions" (B commits synced): both
+// datasets are made, both steps run on each version, the report at the end
+// compares both workloads, and the plan run again measures nothing.
+func TestReleaseGatePlan(t *testing.T) {
+	srv, conn := versionServer(t)
+	conn = slices.DeleteFunc(conn, func(a string) bool { return strings.HasPrefix(a, "--mysql-db=") })
+	p := versionsPlanOf(t, srv, `workload = "ycsb"
+options = { property-file = "workloads/workloadb", prop = "recordcount=2000", mysql-db = "gate_ycsb" }
+[[datasets]]
+workload = "tpch"
+options = { sf = "0.01", mysql-db = "gate_tpch" }`, `list = ["A", "B"]`, `[[step]]
+name = "ycsb-b"
+test = "mysql"
+threads = [2]
+time = "2s"
+[[step]]
+workload = "tpch"
+threads = [2]
+time = "60s"
+`)
+	dir := t.TempDir()
+	args := append([]string{"plan", "run", p, "--result-dir", dir, "--"}, conn...)
+	r := ob(t, nil, args...)
+	mustOK(t, r, "plan run")
+	for _, v := range []string{"A", "B"} {
+		files := resultFiles(t, filepath.Join(dir, v))
+		if !slices.Equal(files, []string{"tpch-2threads-r1.json", "ycsb-b-2threads-r1.json"}) {
+			t.Errorf("%s holds %v", v, files)
+		}
+		res, err := result.Read(filepath.Join(dir, v, "tpch-2threads-r1.json"))
+		if err != nil || res.Figures["QphH"] <= 0 || res.Version == nil || res.Version.Name != v {
+			t.Errorf("%s's TPC-H result: %v, QphH %v, version %+v", v, err, res.Figures["QphH"], res.Version)
+		}
+	}
+	for _, title := range []string{"YCSB", "TPC-H"} {
+		if !strings.Contains(r.stdout, title) {
+			t.Errorf("the report at the end has no %s:\n%s", title, r.stdout)
+		}
+	}
+	again := ob(t, nil, args...)
+	mustOK(t, again, "plan run again")
+	if strings.Contains(again.stdout, "== cell") {
+		t.Errorf("the plan run again measured a cell:\n%s", again.stdout)
+	}
+	bad := ob(t, nil, append([]string{"plan", "run", p, "--result-dir", t.TempDir(), "--", "--mysql-db=x"}, conn...)...)
+	if bad.code == 0 || !strings.Contains(bad.stderr, "the plan's datasets name their databases") {
+		t.Errorf("--mysql-db after -- with two datasets: exit %d, %s", bad.code, bad.stderr)
 	}
 }

@@ -100,7 +100,9 @@ func Show(w io.Writer, p *Plan, cs []*cells.Cell) {
 		name = filepath.Base(p.Path())
 	}
 	fmt.Fprintf(w, "Plan %q at scale %g\n", name, p.Scale)
-	fmt.Fprintf(w, "Dataset: oltpbench %s prepare (when missing; verified when present)\n", strings.Join(p.DatasetArgs(true), " "))
+	for _, ds := range p.Datasets() {
+		fmt.Fprintf(w, "Dataset: oltpbench %s prepare (when missing; verified when present)\n", strings.Join(p.ArgsOf(ds), " "))
+	}
 	var warm []string
 	if p.Warmup.Prewarm {
 		warm = append(warm, "prewarm")

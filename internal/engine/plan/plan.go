@@ -31,7 +31,10 @@ type Plan struct {
 	Name    string  `toml:"name"`
 	Scale   float64 `toml:"scale"` // durations and Dataset.Scaled sizes are multiplied by it
 	Dataset Dataset `toml:"dataset"`
-	Warmup  Warmup  `toml:"warmup"`
+	// More are the datasets of the other workloads the steps run, one
+	// each, every one in a database of its own ([[datasets]]).
+	More   []Dataset `toml:"datasets"`
+	Warmup Warmup    `toml:"warmup"`
 	Steps   []Step  `toml:"step"`
 	// Versions, when set, runs every cell on each version (versions.go).
 	Versions *Versions `toml:"versions"`
@@ -156,11 +159,14 @@ func Load(path string, scale float64, known Workloads, timing Timing, check Chec
 			return nil, nil, p.ErrAt(fmt.Sprintf("step.%d.options", i), fmt.Errorf("step %q: %w", st.Name, err))
 		}
 	}
-	if err := check(p.DatasetArgs(true), "prepare"); err != nil {
-		return nil, nil, p.ErrAt("dataset.options", fmt.Errorf("[dataset]: %w", err))
-	}
-	if p.Warmup.Prewarm && check(p.DatasetArgs(true), "prewarm") != nil {
-		return nil, nil, p.ErrAt("warmup.prewarm", fmt.Errorf("%s has no prewarm: remove prewarm", p.Dataset.Workload))
+	for i, ds := range p.Datasets() {
+		key, what := datasetKey(i)
+		if err := check(p.ArgsOf(ds), "prepare"); err != nil {
+			return nil, nil, p.ErrAt(key+".options", fmt.Errorf("%s: %w", what, err))
+		}
+		if p.Warmup.Prewarm && check(p.ArgsOf(ds), "prewarm") != nil {
+			return nil, nil, p.ErrAt("warmup.prewarm", fmt.Errorf("%s has no prewarm: remove prewarm", ds.Workload))
+		}
 	}
 	for i, st := range p.Steps {
 		if st.Reset == ResetReimport && check(p.DatasetArgs(true), "reimport") != nil {
@@ -282,29 +288,80 @@ func (p *Plan) check(known Workloads) error {
 
 func stepKey(i int, k string) string { return fmt.Sprintf("step.%d.%s", i, k) }
 
-// checkDataset checks [dataset]: a known workload, scaled options that
-// are integers.
+// checkDataset checks [dataset] and [[datasets]]: known workloads, one
+// dataset each, scaled options that are integers; several datasets name
+// their databases (mysql-db), each its own.
 func (p *Plan) checkDataset(known Workloads) error {
-	ds := &p.Dataset
-	if ds.Workload == "" {
+	if p.Dataset.Workload == "" {
 		return p.errAt("dataset", "the plan needs [dataset] with workload = one of %s", names(known))
 	}
-	if _, ok := known[ds.Workload]; !ok {
-		return p.errAt("dataset.workload", "unknown workload %q in [dataset]: use one of %s", ds.Workload, names(known))
-	}
-	for _, k := range ds.Scaled {
-		v, ok := ds.Options[k]
-		if !ok {
-			return p.errAt("dataset.scaled", "scaled names %q, which is not in [dataset] options", k)
+	seen, dbs := map[string]bool{}, map[string]bool{}
+	for i, ds := range p.Datasets() {
+		key, what := datasetKey(i)
+		if ds.Workload == "" {
+			return p.errAt(key, "%s needs workload = one of %s", what, names(known))
 		}
-		if _, ok := v.(int64); !ok {
-			return p.errAt("dataset.options."+k, "%s is scaled, so it must be an integer", k)
+		if _, ok := known[ds.Workload]; !ok {
+			return p.errAt(key+".workload", "unknown workload %q in %s: use one of %s", ds.Workload, what, names(known))
+		}
+		if seen[ds.Workload] {
+			return p.errAt(key+".workload", "a second dataset of %s in %s: a plan has one dataset a workload", ds.Workload, what)
+		}
+		seen[ds.Workload] = true
+	}
+	for i, ds := range p.Datasets() {
+		key, what := datasetKey(i)
+		for _, k := range ds.Scaled {
+			v, ok := ds.Options[k]
+			if !ok {
+				return p.errAt(key+".scaled", "scaled names %q, which is not in %s options", k, what)
+			}
+			if _, ok := v.(int64); !ok {
+				return p.errAt(key+".options."+k, "%s is scaled, so it must be an integer", k)
+			}
+		}
+		if err := p.checkOptions(key+".options", ds.Options); err != nil {
+			return err
+		}
+		if len(p.More) > 0 {
+			db, _ := ds.Options["mysql-db"].(string)
+			if db == "" {
+				return p.errAt(key, "%s: a plan of several datasets keeps each in a database of its own: give options = { mysql-db = \"...\" }", what)
+			}
+			if dbs[db] {
+				return p.errAt(key+".options.mysql-db", "%s: database %q is another dataset's: give each its own", what, db)
+			}
+			dbs[db] = true
+		}
+		ds.Test = p.resolve(ds.Test)
+	}
+	return nil
+}
+
+// Datasets are [dataset], then [[datasets]].
+func (p *Plan) Datasets() []*Dataset {
+	out := []*Dataset{&p.Dataset}
+	for i := range p.More {
+		out = append(out, &p.More[i])
+	}
+	return out
+}
+
+// datasetKey is dataset i's key in the plan file and its name in messages.
+func datasetKey(i int) (key, what string) {
+	if i == 0 {
+		return "dataset", "[dataset]"
+	}
+	return fmt.Sprintf("datasets.%d", i-1), fmt.Sprintf("[[datasets]] %d", i)
+}
+
+// datasetOf is the dataset a workload's steps run on (nil: none).
+func (p *Plan) datasetOf(workload string) *Dataset {
+	for _, ds := range p.Datasets() {
+		if ds.Workload == workload {
+			return ds
 		}
 	}
-	if err := p.checkOptions("dataset.options", ds.Options); err != nil {
-		return err
-	}
-	ds.Test = p.resolve(ds.Test)
 	return nil
 }
 
@@ -337,8 +394,8 @@ func (p *Plan) checkStepName(i int, known Workloads, seen map[string]int) error 
 	if _, ok := known[s.Workload]; !ok {
 		return p.errAt(at("workload"), "unknown workload %q: use one of %s", s.Workload, names(known))
 	}
-	if s.Workload != ds.Workload {
-		return p.errAt(at("workload"), "step %d runs %s, but the plan's dataset is %s: a plan prepares one dataset, so write a plan per workload", i+1, s.Workload, ds.Workload)
+	if p.datasetOf(s.Workload) == nil {
+		return p.errAt(at("workload"), "step %d runs %s, and the plan has no dataset of %s: add [[datasets]] with workload = %q (and mysql-db = a database of its own)", i+1, s.Workload, s.Workload, s.Workload)
 	}
 	nargs := known[s.Workload]
 	if nargs > 0 && s.Test == "" {
@@ -559,25 +616,42 @@ func (p *Plan) StepArgs(i int) []string {
 	return append(args, optionArgs(s.Options, nil)...)
 }
 
-// DatasetArgs are the workload, its test and the dataset's options (scaled).
+// DatasetArgs are [dataset]'s workload, its test (the first step's when
+// it names none) and its options (scaled).
 func (p *Plan) DatasetArgs(firstTest bool) []string {
-	args := []string{p.Dataset.Workload}
-	test := p.Dataset.Test
+	if !firstTest {
+		return p.argsOf(&p.Dataset, false)
+	}
+	return p.ArgsOf(&p.Dataset)
+}
+
+// ArgsOf are a dataset's workload, its test (the first of its steps' when
+// it names none) and its options (scaled): its prepare's command line.
+func (p *Plan) ArgsOf(ds *Dataset) []string { return p.argsOf(ds, true) }
+
+func (p *Plan) argsOf(ds *Dataset, firstTest bool) []string {
+	args := []string{ds.Workload}
+	test := ds.Test
 	if test == "" && firstTest {
-		test = p.Steps[0].Test
+		for _, s := range p.Steps {
+			if s.Workload == ds.Workload || s.Workload == "" && ds == &p.Dataset {
+				test = s.Test
+				break
+			}
+		}
 	}
 	if test != "" {
 		args = append(args, test)
 	}
-	return append(args, p.datasetOptions()...)
+	return append(args, p.datasetOptions(ds)...)
 }
 
-func (p *Plan) datasetOptions() []string {
+func (p *Plan) datasetOptions(ds *Dataset) []string {
 	scaled := map[string]bool{}
-	for _, k := range p.Dataset.Scaled {
+	for _, k := range ds.Scaled {
 		scaled[k] = true
 	}
-	return optionArgs(p.Dataset.Options, func(k string, v any) any {
+	return optionArgs(ds.Options, func(k string, v any) any {
 		if n, ok := v.(int64); ok && scaled[k] {
 			s := int64(math.Round(float64(n) * p.Scale))
 			return max(s, 1)
@@ -702,7 +776,7 @@ func (p *Plan) Series(timing Timing) []*cells.Series {
 		if s.Test != "" {
 			args = append(args, s.Test)
 		}
-		args = append(args, p.datasetOptions()...)
+		args = append(args, p.datasetOptions(p.datasetOf(s.Workload))...)
 		args = append(args, optionArgs(s.Options, func(k string, v any) any { return p.scaledRate(rf, k, v) })...)
 		for _, e := range s.Events {
 			e.At = p.scaledAt(e.At)

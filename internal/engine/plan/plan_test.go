@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,45 @@ func TestCells(t *testing.T) {
 
 // TestScale: one variable scales the durations (whole seconds, at least 1)
 // and the sizes listed in scaled (at least 1), not the thread levels.
+// TestDatasets: a plan of two workloads prepares a dataset of each, and
+// each step runs with its own dataset's options and database.
+func TestDatasets(t *testing.T) {
+	src := `[dataset]
+workload = "sysbench"
+options = { tables = 1, mysql-db = "sb" }
+[[datasets]]
+workload = "tpcc"
+options = { warehouses = 2, mysql-db = "tp" }
+[[step]]
+test = "oltp_point_select"
+threads = [1]
+time = "1s"
+[[step]]
+workload = "tpcc"
+threads = [4]
+time = "2s"
+`
+	p, err := Parse("p.toml", []byte(src), 0, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prep []string
+	for _, ds := range p.Datasets() {
+		prep = append(prep, strings.Join(p.ArgsOf(ds), " "))
+	}
+	if want := []string{"sysbench oltp_point_select --mysql-db=sb --tables=1", "tpcc --mysql-db=tp --warehouses=2"}; !slices.Equal(prep, want) {
+		t.Errorf("prepares %q, want %q", prep, want)
+	}
+	var got []string
+	for _, c := range cells.Expand(p.Series(timing)) {
+		got = append(got, strings.Join(c.Args(), " "))
+	}
+	want := []string{"sysbench oltp_point_select --mysql-db=sb --tables=1 --time=1 --threads=1", "tpcc --mysql-db=tp --warehouses=2 --time=2 --threads=4"}
+	if !slices.Equal(got, want) {
+		t.Errorf("cells %q, want %q", got, want)
+	}
+}
+
 func TestScale(t *testing.T) {
 	p, err := Parse("p.toml", []byte(good), 0.01, known)
 	if err != nil {
@@ -201,7 +241,11 @@ func TestBadPlans(t *testing.T) {
 		{"warmup in parts of a second", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\ntime = \"5s\"\nwarmup = \"2.6s\"\n", `b.toml:8: step "oltp_point_select": warmup = "2.6s": whole seconds, like 3s`},
 		{"no time", head + "[[step]]\ntest = \"oltp_point_select\"\nthreads = [1]\n", `b.toml:4: step "oltp_point_select" needs time`},
 		{"repeats 0", head + step + "repeats = 0\n", `b.toml:8: step "oltp_point_select": repeats must be at least 1`},
-		{"other workload", head + step + "[[step]]\nworkload = \"tpcc\"\nthreads = [1]\ntime = \"1s\"\n", `b.toml:9: step 2 runs tpcc, but the plan's dataset is sysbench`},
+		{"other workload", head + step + "[[step]]\nworkload = \"tpcc\"\nthreads = [1]\ntime = \"1s\"\n", `b.toml:9: step 2 runs tpcc, and the plan has no dataset of tpcc: add [[datasets]]`},
+		{"two datasets, no databases", head + "[[datasets]]\nworkload = \"tpcc\"\n" + step, `b.toml:1: [dataset]: a plan of several datasets keeps each in a database of its own`},
+		{"two datasets, one database", "[dataset]\nworkload = \"sysbench\"\noptions = { mysql-db = \"d\" }\n[[datasets]]\nworkload = \"tpcc\"\noptions = { mysql-db = \"d\" }\n" + step, `b.toml:6: [[datasets]] 1: database "d" is another dataset's`},
+		{"a workload twice", head + "[[datasets]]\nworkload = \"sysbench\"\n" + step, `b.toml:5: a second dataset of sysbench in [[datasets]] 1`},
+		{"reset of another dataset", "[dataset]\nworkload = \"sysbench\"\noptions = { mysql-db = \"a\" }\n[[datasets]]\nworkload = \"tpcc\"\noptions = { mysql-db = \"b\" }\n" + step + "[[step]]\nworkload = \"tpcc\"\nthreads = [1]\ntime = \"1s\"\nreset = \"reload\"\n", `b.toml:15: step "tpcc": reset = "reload" remakes [dataset] (sysbench), and the step runs tpcc`},
 		{"unknown workload", "[dataset]\nworkload = \"tpch\"\n" + step, `b.toml:2: unknown workload "tpch" in [dataset]: use one of sysbench, tpcc`},
 		{"no test", head + "[[step]]\nthreads = [1]\ntime = \"1s\"\n", `b.toml:4: step 1 needs test = the sysbench test to run`},
 		{"duplicate", head + step + step, `b.toml:8: steps 1 and 2 are both named "oltp_point_select"`},

@@ -52,6 +52,9 @@ func (p *Plan) checkStepReset(i int, _ Workloads, _ map[string]int) error {
 		}
 		return nil
 	}
+	if s.Reset != ResetCommand && s.Workload != p.Dataset.Workload {
+		return p.errAt(at("reset"), "step %q: reset = %q remakes [dataset] (%s), and the step runs %s: use reset = \"command\", or run it on [dataset]", s.Name, s.Reset, p.Dataset.Workload, s.Workload)
+	}
 	switch s.Reset {
 	case ResetReload, ResetReimport, ResetCommand:
 	default:
