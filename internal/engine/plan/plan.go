@@ -35,7 +35,7 @@ type Plan struct {
 	// each, every one in a database of its own ([[datasets]]).
 	More   []Dataset `toml:"datasets"`
 	Warmup Warmup    `toml:"warmup"`
-	Steps   []Step  `toml:"step"`
+	Steps  []Step    `toml:"step"`
 	// Versions, when set, runs every cell on each version (versions.go).
 	Versions *Versions `toml:"versions"`
 
