@@ -370,8 +370,12 @@ func (r *run) Header() {
 	if !r.refresh {
 		rf = "without the refresh functions"
 	}
-	fmt.Fprintf(r.out, "TPC-H at SF %s: %s %s; %d queries, %s parameters; %d query streams\n",
-		fmtSF(r.w.sf), tests, rf, len(r.w.queries), r.w.paramKind, r.streams)
+	streams := fmt.Sprintf("%d query streams", r.streams)
+	if r.streams == 1 {
+		streams = "1 query stream"
+	}
+	fmt.Fprintf(r.out, "TPC-H at SF %s: %s %s; %d queries, %s parameters; %s\n",
+		fmtSF(r.w.sf), tests, rf, len(r.w.queries), r.w.paramKind, streams)
 }
 
 func fmtSF(sf float64) string { return fmt.Sprint(sf) }

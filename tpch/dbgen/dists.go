@@ -20,7 +20,9 @@ var distsText string
 // dist is one list: its members and their running weights.
 type dist struct {
 	text   []string
-	weight []int64 // running sum of the weights
+	bytes  [][]byte   // text, as bytes
+	tokens [][]string // text split at spaces (the grammar's forms)
+	weight []int64    // running sum of the weights
 }
 
 func (d *dist) total() int64 { return d.weight[len(d.weight)-1] }
@@ -47,6 +49,8 @@ var dists = func() map[string]*dist {
 				sum = cur.weight[n-1]
 			}
 			cur.text = append(cur.text, line[:i])
+			cur.bytes = append(cur.bytes, []byte(line[:i]))
+			cur.tokens = append(cur.tokens, strings.Fields(line[:i]))
 			cur.weight = append(cur.weight, sum+w)
 		}
 	}

@@ -93,9 +93,32 @@ func (s *Scale) Gen(table string, first, n int64, w Writer) error {
 
 type gen struct {
 	*Scale
-	s   streams
-	buf []byte
+	s    streams
+	buf  []byte
+	tmp  []byte
+	perm []int
 }
+
+// appendPadded appends v in at least digits digits, zeros before it.
+func appendPadded(b []byte, v int64, digits int) []byte {
+	var d [20]byte
+	n := len(strconv.AppendInt(d[:0], v, 10))
+	for ; n < digits; n++ {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, v, 10)
+}
+
+// char is a one-byte value.
+func char(c byte) []byte { return chars[c : int(c)+1] }
+
+var chars = func() []byte {
+	b := make([]byte, 256)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}()
 
 var (
 	partStreams     = []int{pMfgSD, pBrndSD, pTypeSD, pSizeSD, pCntrSD, pCmntSD, pNameSD}
@@ -117,7 +140,11 @@ func (g *gen) partSupplier(p, snum int64) int64 {
 
 func (g *gen) part(first, n int64, w Writer) error {
 	g.s.seek(first+1, partStreams)
-	perm := make([]int, len(colors.text))
+	perm := g.perm[:0]
+	for range colors.text {
+		perm = append(perm, 0)
+	}
+	g.perm = perm
 	for i := first + 1; i <= first+n; i++ {
 		// The name: five colors, the first of a permutation of all of them.
 		for j := range perm {
@@ -139,11 +166,13 @@ func (g *gen) part(first, n int64, w Writer) error {
 		brand := g.s.random(1, 5, pBrndSD)
 		w.Int(i)
 		w.Str(name)
-		w.Str(strconv.AppendInt([]byte("Manufacturer#"), mfgr, 10))
-		w.Str(fmt.Appendf(nil, "Brand#%02d", mfgr*10+brand))
-		w.Str([]byte(partTypes.text[g.s.pick(partTypes, pTypeSD)]))
+		g.tmp = appendPadded(append(g.tmp[:0], "Manufacturer#"...), mfgr, 1)
+		w.Str(g.tmp)
+		g.tmp = appendPadded(append(g.tmp[:0], "Brand#"...), mfgr*10+brand, 2)
+		w.Str(g.tmp)
+		w.Str(partTypes.bytes[g.s.pick(partTypes, pTypeSD)])
 		w.Int(g.s.random(1, 50, pSizeSD))
-		w.Str([]byte(containers.text[g.s.pick(containers, pCntrSD)]))
+		w.Str(containers.bytes[g.s.pick(containers, pCntrSD)])
 		w.Money(retailPrice(i))
 		w.Str(g.s.text(14, pCmntSD))
 		if err := w.EndRow(); err != nil {
@@ -195,7 +224,11 @@ func (g *gen) phone(nation int64, i int) []byte {
 	a := g.s.random(100, 999, i)
 	e := g.s.random(100, 999, i)
 	n := g.s.random(1000, 9999, i)
-	return fmt.Appendf(nil, "%02d-%03d-%03d-%04d", 10+nation, a, e, n)
+	b := appendPadded(g.tmp[:0], 10+nation, 2)
+	b = appendPadded(append(b, '-'), a, 3)
+	b = appendPadded(append(b, '-'), e, 3)
+	g.tmp = appendPadded(append(b, '-'), n, 4)
+	return g.tmp
 }
 
 func (g *gen) supplier(first, n int64, w Writer) error {
@@ -203,7 +236,8 @@ func (g *gen) supplier(first, n int64, w Writer) error {
 	var cmt []byte
 	for i := first + 1; i <= first+n; i++ {
 		w.Int(i)
-		w.Str(fmt.Appendf(nil, "Supplier#%09d", i))
+		g.tmp = appendPadded(append(g.tmp[:0], "Supplier#"...), i, 9)
+		w.Str(g.tmp)
 		g.buf = g.address(g.buf[:0], sAddrSD)
 		w.Str(g.buf)
 		nation := g.s.random(0, int64(len(nations.text)-1), sNtrgSD)
@@ -237,14 +271,15 @@ func (g *gen) customer(first, n int64, w Writer) error {
 	g.s.seek(first+1, customerStreams)
 	for i := first + 1; i <= first+n; i++ {
 		w.Int(i)
-		w.Str(fmt.Appendf(nil, "Customer#%09d", i))
+		g.tmp = appendPadded(append(g.tmp[:0], "Customer#"...), i, 9)
+		w.Str(g.tmp)
 		g.buf = g.address(g.buf[:0], cAddrSD)
 		w.Str(g.buf)
 		nation := g.s.random(0, int64(len(nations.text)-1), cNtrgSD)
 		w.Int(nation)
 		w.Str(g.phone(nation, cPhneSD))
 		w.Money(g.s.random(-99999, 999999, cAbalSD))
-		w.Str([]byte(segments.text[g.s.pick(segments, cMsegSD)]))
+		w.Str(segments.bytes[g.s.pick(segments, cMsegSD)])
 		w.Str(g.s.text(73, cCmntSD))
 		if err := w.EndRow(); err != nil {
 			return err
@@ -282,9 +317,9 @@ func (g *gen) makeOrder(i, key int64, o *order) {
 		o.cust = min(o.cust+delta, custMax)
 	}
 	o.date = g.s.random(92001, 92001+totDate-(121+30)-1, oOdateSD) - 92001
-	o.priority = []byte(priorities.text[g.s.pick(priorities, oPrioSD)])
+	o.priority = priorities.bytes[g.s.pick(priorities, oPrioSD)]
 	clerk := g.s.random(1, max(g.scale*1000, 1000), oClrkSD)
-	o.clerk = fmt.Appendf(o.clerk[:0], "Clerk#%09d", clerk)
+	o.clerk = appendPadded(append(o.clerk[:0], "Clerk#"...), clerk, 9)
 	o.comment = g.s.text(49, oCmntSD)
 	o.total, o.status = 0, 'O'
 	o.lines = int(g.s.random(1, lcntMax, oLcntSD))
@@ -295,8 +330,8 @@ func (g *gen) makeOrder(i, key int64, o *order) {
 		l.qty = g.s.random(1, 50, lQtySD)
 		l.discount = g.s.random(0, 10, lDcntSD)
 		l.tax = g.s.random(0, 8, lTaxSD)
-		l.instruct = []byte(instructions.text[g.s.pick(instructions, lShipSD)])
-		l.mode = []byte(shipModes.text[g.s.pick(shipModes, lSmodeSD)])
+		l.instruct = instructions.bytes[g.s.pick(instructions, lShipSD)]
+		l.mode = shipModes.bytes[g.s.pick(shipModes, lSmodeSD)]
 		l.comment = g.s.text(27, lCmntSD)
 		l.part = g.s.random(1, parts, lPkeySD)
 		snum := g.s.random(0, 3, lSkeySD)
@@ -357,7 +392,7 @@ func (g *gen) writeOrder(o *order, w Writer, lines bool) error {
 	if !lines {
 		w.Int(o.key)
 		w.Int(o.cust)
-		w.Str([]byte{o.status})
+		w.Str(char(o.status))
 		w.Money(o.total)
 		w.Str(g.Date(o.date))
 		w.Str(o.priority)
@@ -376,8 +411,8 @@ func (g *gen) writeOrder(o *order, w Writer, lines bool) error {
 		w.Money(l.price)
 		w.Money(l.discount)
 		w.Money(l.tax)
-		w.Str([]byte{l.rflag})
-		w.Str([]byte{l.status})
+		w.Str(char(l.rflag))
+		w.Str(char(l.status))
 		w.Str(g.Date(l.ship))
 		w.Str(g.Date(l.commit))
 		w.Str(g.Date(l.receipt))
@@ -396,7 +431,7 @@ func (g *gen) nation(first, n int64, w Writer) error {
 	g.s.seek(first+1, ids)
 	for i := first; i < first+n; i++ {
 		w.Int(i)
-		w.Str([]byte(nations.text[i]))
+		w.Str(nations.bytes[i])
 		w.Int(nations.weight[i])
 		w.Str(g.s.text(72, nCmntSD))
 		if err := w.EndRow(); err != nil {
@@ -412,7 +447,7 @@ func (g *gen) region(first, n int64, w Writer) error {
 	g.s.seek(first+1, ids)
 	for i := first; i < first+n; i++ {
 		w.Int(i)
-		w.Str([]byte(regions.text[i]))
+		w.Str(regions.bytes[i])
 		w.Str(g.s.text(72, rCmntSD))
 		if err := w.EndRow(); err != nil {
 			return err

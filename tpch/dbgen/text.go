@@ -1,9 +1,6 @@
 package dbgen
 
-import (
-	"strings"
-	"sync"
-)
+import "sync"
 
 // poolSize is the text pool's length: comments are slices of it.
 const poolSize = 300 * 1024 * 1024
@@ -17,42 +14,43 @@ var (
 // grammar (clause 4.2.2.14) from the text stream, each followed by a space,
 // the last one cut at the pool's length.
 func textPool() []byte {
-	poolOnce.Do(func() {
-		var s streams
-		s.seek(1, []int{textSD})
-		buf := make([]byte, 0, poolSize)
-		var sent []byte
-		for len(buf) < poolSize {
-			sent = s.sentence(sent[:0])
-			if need := poolSize - len(buf); need >= len(sent)+1 {
-				buf = append(append(buf, sent...), ' ')
-			} else {
-				buf = append(buf, sent[:need]...)
-			}
-		}
-		pool = buf
-	})
+	poolOnce.Do(func() { pool = buildPool() })
 	return pool
+}
+
+func buildPool() []byte {
+	var s streams
+	s.seek(1, []int{textSD})
+	buf := make([]byte, 0, poolSize)
+	var sent []byte
+	for len(buf) < poolSize {
+		sent = s.sentence(sent[:0])
+		if need := poolSize - len(buf); need >= len(sent)+1 {
+			buf = append(append(buf, sent...), ' ')
+		} else {
+			buf = append(buf, sent[:need]...)
+		}
+	}
+	return buf
 }
 
 // sentence appends one sentence: a grammar form's noun phrases, verb
 // phrases and prepositional phrases, each word followed by a space, then
 // the terminator in place of the last space.
 func (s *streams) sentence(b []byte) []byte {
-	form := grammar.text[s.pick(grammar, textSD)]
-	for _, tok := range strings.Fields(form) {
+	for _, tok := range grammar.tokens[s.pick(grammar, textSD)] {
 		switch tok[0] {
 		case 'V':
 			b = s.phrase(b, verbPhrases)
 		case 'N':
 			b = s.phrase(b, nounPhrases)
 		case 'P':
-			b = append(b, prepositions.text[s.pick(prepositions, textSD)]...)
+			b = append(b, prepositions.bytes[s.pick(prepositions, textSD)]...)
 			b = append(b, " the "...)
 			b = s.phrase(b, nounPhrases)
 		case 'T':
 			b = b[:len(b)-1]
-			b = append(b, terminators.text[s.pick(terminators, textSD)]...)
+			b = append(b, terminators.bytes[s.pick(terminators, textSD)]...)
 		}
 	}
 	return b
@@ -61,8 +59,7 @@ func (s *streams) sentence(b []byte) []byte {
 // phrase appends a noun or verb phrase: a form of d, each part of speech
 // a word of its list, punctuation after it as the form has it, and a space.
 func (s *streams) phrase(b []byte, d *dist) []byte {
-	form := d.text[s.pick(d, textSD)]
-	for _, tok := range strings.Fields(form) {
+	for _, tok := range d.tokens[s.pick(d, textSD)] {
 		var words *dist
 		switch tok[0] {
 		case 'A':
@@ -78,7 +75,7 @@ func (s *streams) phrase(b []byte, d *dist) []byte {
 		case 'X':
 			words = auxiliaries
 		}
-		b = append(b, words.text[s.pick(words, textSD)]...)
+		b = append(b, words.bytes[s.pick(words, textSD)]...)
 		b = append(b, tok[1:]...)
 		b = append(b, ' ')
 	}

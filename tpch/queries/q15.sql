@@ -1,4 +1,4 @@
-create view revenue:s (supplier_no, total_revenue) as
+create or replace view revenue:s (supplier_no, total_revenue) as
     select
         l_suppkey,
         sum(l_extendedprice * (1 - l_discount))
