@@ -9,6 +9,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/oltpbench/oltpbench/tpch/dbgen"
 )
 
 // TestStatementsParseForTiDB: every query, with the validation parameters
@@ -187,5 +189,38 @@ func TestMetrics(t *testing.T) {
 	}
 	if g := geoMean([]float64{1, 4, 16}); g < 3.999 || g > 4.001 {
 		t.Errorf("geoMean = %v, want 4", g)
+	}
+}
+
+// TestDDLAndRefreshParseForTiDB: the tables' DDL and the refresh
+// functions' statements parse with TiDB's parser.
+func TestDDLAndRefreshParseForTiDB(t *testing.T) {
+	s, err := dbgen.NewScale(0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stmts []string
+	for _, d := range ddl {
+		stmts = append(stmts, d)
+	}
+	ins, err := rf1(s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) == 0 || len(rf2(s, 2)) == 0 {
+		t.Fatal("no refresh statements")
+	}
+	for _, b := range append(ins, rf2(s, 2)...) {
+		stmts = append(stmts, b...)
+	}
+	for _, q := range stmts {
+		if _, _, err := parser.New().Parse(q, "", ""); err != nil {
+			t.Errorf("TiDB's parser refuses %.200s: %v", q, err)
+		}
+	}
+	// RF1 inserts the pair's orders and their lines, every value quoted
+	// or a number.
+	if !strings.HasPrefix(ins[0][0], "INSERT INTO orders VALUES (") || !strings.HasPrefix(ins[0][1], "INSERT INTO lineitem VALUES (") {
+		t.Errorf("RF1's first batch: %.80s / %.80s", ins[0][0], ins[0][1])
 	}
 }
