@@ -9,14 +9,15 @@ import (
 	"github.com/oltpbench/oltpbench/internal/random"
 )
 
-// fnv64 is YCSB's key scrambling: 64-bit FNV-1 over the number's eight
-// bytes, lowest first, its sign dropped.
+// fnv64 is go-ycsb's key scrambling: 64-bit FNV-1a over the number's
+// eight bytes, most significant first (Go's hash/fnv over them, written
+// out to stay off the heap), its sign dropped. Java YCSB takes the bytes
+// lowest first; keys then agree only for record 0.
 func fnv64(v int64) int64 {
 	h := uint64(0xCBF29CE484222325)
-	for i := 0; i < 8; i++ {
-		h ^= uint64(v & 0xff)
+	for i := 7; i >= 0; i-- {
+		h ^= uint64(v>>(8*i)) & 0xff
 		h *= 1099511628211
-		v >>= 8
 	}
 	x := int64(h)
 	if x < 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -29,6 +30,46 @@ type peerReport struct {
 	w    io.Writer
 	ops  []string
 	sums []*hdr.Histogram
+
+	mu    sync.Mutex
+	parts []*rmwParts
+}
+
+// rmwParts are one thread's read-modify-writes' reads and updates, since
+// the start: go-ycsb counts them under READ and UPDATE as well (each
+// database call is measured, and TOTAL is the calls).
+type rmwParts struct {
+	mu           sync.Mutex
+	read, update *hdr.Histogram
+}
+
+func (p *peerReport) newParts() *rmwParts {
+	r := &rmwParts{read: hist.New(), update: hist.New()}
+	p.mu.Lock()
+	p.parts = append(p.parts, r)
+	p.mu.Unlock()
+	return r
+}
+
+func (r *rmwParts) record(read, update time.Duration) {
+	r.mu.Lock()
+	r.read.RecordValue(read.Microseconds())
+	r.update.RecordValue(update.Microseconds())
+	r.mu.Unlock()
+}
+
+// partSums are every thread's read-modify-write parts so far.
+func (p *peerReport) partSums() (read, update *hdr.Histogram) {
+	read, update = hist.New(), hist.New()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.parts {
+		r.mu.Lock()
+		read.Merge(r.read)
+		update.Merge(r.update)
+		r.mu.Unlock()
+	}
+	return read, update
 }
 
 // header is go-ycsb's opening: the distribution and the properties given.
@@ -64,20 +105,36 @@ func (p *peerReport) final(f *measure.Final) {
 	p.lines(f.Hists, f.Elapsed)
 }
 
-// lines are one line per operation that ran and the TOTAL, by name.
+// lines are one line per operation that ran and the TOTAL, by name, as
+// go-ycsb counts them: READ and UPDATE with a read-modify-write's read and
+// update, TOTAL the database calls (not READ_MODIFY_WRITE).
 func (p *peerReport) lines(hs []*hdr.Histogram, took time.Duration) {
 	type line struct {
 		name string
 		h    *hdr.Histogram
 	}
+	rmwRead, rmwUpdate := p.partSums()
 	var ls []line
 	total := hist.New()
 	for i, h := range hs {
-		if i >= len(p.ops) || h.TotalCount() == 0 {
+		if i >= len(p.ops) {
 			continue
 		}
-		ls = append(ls, line{peerNames[p.ops[i]], h})
-		total.Merge(h)
+		name := peerNames[p.ops[i]]
+		extra := map[string]*hdr.Histogram{"READ": rmwRead, "UPDATE": rmwUpdate}[name]
+		if extra != nil && extra.TotalCount() > 0 {
+			m := hist.New()
+			m.Merge(h)
+			m.Merge(extra)
+			h = m
+		}
+		if h.TotalCount() == 0 {
+			continue
+		}
+		ls = append(ls, line{name, h})
+		if name != "READ_MODIFY_WRITE" {
+			total.Merge(h)
+		}
 	}
 	if len(ls) == 0 {
 		return

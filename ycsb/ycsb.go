@@ -348,6 +348,9 @@ func (r *run) NewWorker(dc driver.Conn, th *worker.Thread) (worker.Worker, error
 	w := r.w
 	s := worker.NewSession(dc, true, th)
 	wk := &ycsbWorker{r: r, th: th, s: s, rand: random.NewRand(r.seed, uint64(th.ID)), v: make([]byte, w.length)}
+	if r.peer != nil {
+		wk.parts = r.peer.newParts()
+	}
 	marks := strings.TrimSuffix(strings.Repeat("?, ", w.fields+1), ", ")
 	stmts := []struct {
 		dst  **worker.Stmt
@@ -385,7 +388,8 @@ type ycsbWorker struct {
 	update             []*worker.Stmt
 	rand               *random.Rand
 	key, v             []byte
-	vals               [][]byte // an insert's fields
+	vals               [][]byte  // an insert's fields
+	parts              *rmwParts // go-ycsb's output: a read-modify-write's read and update
 }
 
 // next is the record an operation reads or changes, of those there are.
@@ -415,9 +419,14 @@ func (k *ycsbWorker) Event() (int, error) {
 		n := k.next()
 		k.key = w.key(k.key, n)
 		k.read.Bytes(0, k.key)
+		t0 := time.Now()
 		if _, err = k.read.Query(); err == nil {
 			k.th.Add(k.read.Counted(), 1)
+			t1 := time.Now()
 			err = k.doUpdate(n)
+			if err == nil && k.parts != nil {
+				k.parts.record(t1.Sub(t0), time.Since(t1))
+			}
 		}
 	}
 	return op, err

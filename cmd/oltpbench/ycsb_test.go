@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,6 +59,28 @@ func TestYCSB(t *testing.T) {
 		}
 		if total != 2000 || res.Threads != 4 || res.Metric.Name != "ops/s" {
 			t.Errorf("%s: %d operations on %d threads (%s), want 2000 on 4", tc.file, total, res.Threads, res.Metric.Name)
+		}
+		if tc.file == "workloadf" {
+			// go-ycsb's lines count a read-modify-write's read under READ
+			// and its update under UPDATE, and TOTAL the database calls.
+			count := func(name string) int64 {
+				m := regexp.MustCompile(`(?m)^`+name+` +- Takes\(s\): [0-9.]+, Count: (\d+),`).FindAllStringSubmatch(r.stdout, -1)
+				if len(m) == 0 {
+					return -1
+				}
+				n, _ := strconv.ParseInt(m[len(m)-1][1], 10, 64)
+				return n
+			}
+			ops := map[string]int64{}
+			for _, op := range res.Ops {
+				ops[op.Name] = op.Count
+			}
+			rmw := ops["ycsb_read_modify_write"]
+			if count("READ") != ops["ycsb_read"]+rmw || count("UPDATE") != rmw || count("READ_MODIFY_WRITE") != rmw ||
+				count("TOTAL") != ops["ycsb_read"]+2*rmw {
+				t.Errorf("workloadf's go-ycsb lines: READ %d, UPDATE %d, READ_MODIFY_WRITE %d, TOTAL %d; the run: %v\n%s",
+					count("READ"), count("UPDATE"), count("READ_MODIFY_WRITE"), count("TOTAL"), ops, r.stdout)
+			}
 		}
 	}
 	// workloadd and workloade inserted 5% of 2000 operations each.
@@ -171,9 +194,7 @@ func TestYCSBSideBySide(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	// Not workloadf: go-ycsb also counts a read-modify-write's read under
-	// READ and its update under UPDATE; oltpbench times it as one operation.
-	for _, w := range []string{"workloada", "workloadb", "workloadc", "workloadd", "workloade"} {
+	for _, w := range []string{"workloada", "workloadb", "workloadc", "workloadd", "workloade", "workloadf"} {
 		args := []string{"run", "mysql", "-P", "workloads/" + w, "-p", "recordcount=2000", "-p", "operationcount=4000", "-p", "threadcount=4"}
 		pc := exec.Command(peer, append(args, conn("gy_peer")...)...)
 		pc.Dir = peerDir
