@@ -108,6 +108,17 @@ func TestTPCH(t *testing.T) {
 	}
 }
 
+// TestTPCHTiFlashOnMariaDB: TiFlash replicas are TiDB's: asked of
+// MariaDB, prepare says so in one line.
+func TestTPCHTiFlashOnMariaDB(t *testing.T) {
+	needServer(t)
+	freshDB(t, "tpch_tf")
+	r := th(t, "tpch_tf", "prepare", "--sf=0.001", "--tiflash-replica=1")
+	if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "--tiflash-replica is TiDB's") {
+		t.Errorf("prepare --tiflash-replica=1 on MariaDB: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
 // TestTPCHAnswersMatchPostgres: the 22 queries with the validation
 // parameters give on MariaDB what PostgreSQL gives over the CSV files
 // `csv tpch` writes, at SF 0.01 (OLTPBENCH_TPCH_SF for another).
@@ -194,6 +205,10 @@ time = "60s" # the tests end sooner at SF 0.01
 	cmp := ob(t, nil, "report", "compare", dir, dir)
 	if cmp.code != 0 || !strings.Contains(cmp.stdout, "TPC-H") || !strings.Contains(cmp.stdout, "QphH") {
 		t.Errorf("report compare of the plan's folder: exit %d\n%s%s", cmp.code, cmp.stdout, cmp.stderr)
+	}
+	hist := ob(t, nil, "report", "history", dir)
+	if hist.code != 0 || !strings.Contains(hist.stdout, "TPC-H") || !strings.Contains(hist.stdout, "2 runs") {
+		t.Errorf("report history of the plan's folder: exit %d\n%s%s", hist.code, hist.stdout, hist.stderr)
 	}
 }
 
