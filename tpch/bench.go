@@ -40,7 +40,8 @@ func init() {
 		Describe: func(name string) (workload.Description, bool) {
 			return workload.Description{Title: "TPC-H", Rank: 97, Details: true}, name == "tpch"
 		},
-		New: func() workload.Workload { return &tpch{} },
+		New:       func() workload.Workload { return &tpch{} },
+		OneClient: true, // the power test runs alone, then every stream
 	})
 }
 

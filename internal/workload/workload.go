@@ -68,6 +68,11 @@ type Spec struct {
 	// Capacity, when set, gives the workload a search command: the most
 	// units (TPC-C's warehouses) a server sustains while its runs pass.
 	Capacity *Capacity
+
+	// OneClient: a run is one whole that cannot be split among client
+	// machines (TPC-H's power test runs alone before its streams); a plan
+	// run with several clients refuses the workload's steps.
+	OneClient bool
 }
 
 // Capacity is how `oltpbench NAME search` probes a workload: runs on the
