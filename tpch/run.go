@@ -174,7 +174,7 @@ func (s *stream) setTimeout() error {
 		return nil
 	}
 	if err2 := s.s.Exec(fmt.Sprintf("SET SESSION max_execution_time = %d", s.r.w.timeout.Milliseconds())); err2 != nil {
-		return fmt.Errorf("--query-timeout: the server has neither max_statement_time (%v) nor max_execution_time: %w", err, err2)
+		return fmt.Errorf("--query-timeout: the server has neither max_statement_time (%s) nor max_execution_time: %w", err.Error(), err2)
 	}
 	return nil
 }
