@@ -110,6 +110,9 @@ func (w *tpch) Setup(s *workload.Setup) error {
 	if w.check && (w.sf != 1 || w.paramKind != "default") {
 		return fmt.Errorf("--check compares with the specification's answers, made at --sf=1 with --params=default: run with those, or without --check")
 	}
+	if w.check && w.refresh {
+		return fmt.Errorf("--check compares with the answers of the data as loaded, and RF1 adds orders before the queries: add --refresh=false")
+	}
 	if w.timeout < 0 {
 		return fmt.Errorf("invalid --query-timeout=%s: a duration, or 0 for none", w.timeout)
 	}
