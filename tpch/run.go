@@ -33,6 +33,10 @@ type run struct {
 
 	powerDone chan struct{}
 	once      sync.Once
+	// refreshDone closes when the refresh stream has run its pairs: the
+	// query streams end no sooner, so the run's end does not cut it.
+	refreshDone chan struct{}
+	refreshOnce sync.Once
 
 	mu         sync.Mutex
 	powerTimes map[string]float64 // op -> seconds, the power test's
@@ -69,6 +73,10 @@ func (w *tpch) NewRun(c workload.RunConfig) (workload.Run, error) {
 	}
 	if !r.power {
 		r.once.Do(func() { close(r.powerDone) })
+	}
+	r.refreshDone = make(chan struct{})
+	if !r.refresh || !r.through {
+		r.refreshOnce.Do(func() { close(r.refreshDone) })
 	}
 	r.tpEnds = make([]time.Time, r.streams)
 	return r, nil
@@ -179,13 +187,18 @@ func (s *stream) setTimeout() error {
 	return nil
 }
 
-// Wait holds the throughput test's streams until the power test is done.
+// Wait holds the throughput test's streams until the power test is done,
+// and a query stream that is done until the refresh stream is.
 func (s *stream) Wait(stop <-chan struct{}) bool {
-	if s.t.ID == 0 && s.r.power {
+	wait := s.r.powerDone
+	switch {
+	case s.st.next >= len(s.st.steps) && !s.st.refresh:
+		wait = s.r.refreshDone
+	case s.t.ID == 0 && s.r.power:
 		return true
 	}
 	select {
-	case <-s.r.powerDone:
+	case <-wait:
 		return true
 	case <-stop:
 		return false
@@ -219,6 +232,9 @@ func (s *stream) Event() (int, error) {
 	s.r.record(s.t.ID, p, took, err == nil)
 	if p.power && p.last {
 		s.r.endPower()
+	}
+	if st.refresh && st.next == len(st.steps) {
+		s.r.refreshOnce.Do(func() { close(s.r.refreshDone) })
 	}
 	if err != nil {
 		return 0, worker.ErrCounted

@@ -34,6 +34,7 @@ func searchTable(t *testing.T, out string) (map[int]string, []int) {
 // input is one line each.
 func TestTPCCSearch(t *testing.T) {
 	needServer(t)
+	alone(t) // its probes' efficiency is the machine's: 74% at 1 warehouse beside five shards
 	db := "tpcc_search"
 	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=10", "--threads=4"), "prepare")

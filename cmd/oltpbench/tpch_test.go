@@ -78,6 +78,18 @@ func TestTPCH(t *testing.T) {
 	if res.Threads != 1 || res.Figures["Power"] <= 0 || res.Figures["QphH"] != 0 || !strings.Contains(res.NotApplicable["QphH"], "one test ran") {
 		t.Errorf("--test=power: %d threads, figures %v, not applicable %v", res.Threads, res.Figures, res.NotApplicable)
 	}
+	// Six streams of one quick query each end before the refresh stream's
+	// six pairs could: the run waits for them all.
+	f = filepath.Join(dir, "q6.json")
+	mustOK(t, th(t, db, "run", "--sf=0.01", "--queries=q6", "--threads=6", "--result-file="+f), "q6")
+	if res, err = result.Read(f); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range res.Ops {
+		if (op.Name == "rf1" || op.Name == "rf2" || op.Name == "q6") && op.Count != 7 {
+			t.Errorf("six streams of q6: %s ran %d times, want 7 (the power test and six)", op.Name, op.Count)
+		}
+	}
 	// --query-timeout has the server stop a query: Q1 at SF 0.01 takes
 	// tens of milliseconds.
 	f = filepath.Join(dir, "timeout.json")
