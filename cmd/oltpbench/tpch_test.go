@@ -279,3 +279,28 @@ time = "60s"
 		t.Errorf("--mysql-db after -- with two datasets: exit %d, %s", bad.code, bad.stderr)
 	}
 }
+
+// TestTPCHBeside: what runs beside any run works for TPC-H's: live metrics
+// (its figures at the end, per client) and an event (a statement at the
+// run's start, recorded with its outcome).
+func TestTPCHBeside(t *testing.T) {
+	needServer(t)
+	db := "tpch_beside"
+	freshDB(t, db)
+	mustOK(t, th(t, db, "prepare", "--sf=0.01"), "prepare")
+	f := filepath.Join(t.TempDir(), "r.json")
+	body := scrapeDuring(t, append([]string{"tpch", "run", "--sf=0.01", "--client-id=tpchm", "--event=at=0s;sql=SELECT 1",
+		"--result-file=" + f}, connArgs(db)...)...)
+	for _, want := range []string{`figure="QphH"`, `figure="Power"`, `oltpbench_latency_seconds_bucket{client="tpchm"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the last scrape lacks %s:\n%.3000s", want, body)
+		}
+	}
+	res, err := result.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 || res.Events[0].Outcome != "ok" || res.Events[0].Text != "SELECT 1" {
+		t.Errorf("the run's events: %+v", res.Events)
+	}
+}
