@@ -90,6 +90,14 @@ func TestTPCH(t *testing.T) {
 			t.Errorf("six streams of q6: %s ran %d times, want 7 (the power test and six)", op.Name, op.Count)
 		}
 	}
+	// cleanup drops the tables; a run then names prepare.
+	defer func() {
+		mustOK(t, th(t, db, "cleanup", "--sf=0.01"), "cleanup")
+		r := th(t, db, "run", "--sf=0.01")
+		if r.code == 0 || !strings.Contains(r.stderr, "run oltpbench tpch prepare --sf=0.01 first") {
+			t.Errorf("a run after cleanup: exit %d, %s", r.code, r.stderr)
+		}
+	}()
 	// --query-timeout has the server stop a query: Q1 at SF 0.01 takes
 	// tens of milliseconds.
 	f = filepath.Join(dir, "timeout.json")
