@@ -19,6 +19,9 @@ var distsText string
 
 // dist is one list: its members and their running weights.
 type dist struct {
+	// first[j] is the first member whose running weight is at least j,
+	// for every draw j in [1, total]: a pick is one lookup.
+	first  []int32
 	text   []string
 	bytes  [][]byte   // text, as bytes
 	tokens [][]string // text split at spaces (the grammar's forms)
@@ -52,6 +55,16 @@ var dists = func() map[string]*dist {
 			cur.bytes = append(cur.bytes, []byte(line[:i]))
 			cur.tokens = append(cur.tokens, strings.Fields(line[:i]))
 			cur.weight = append(cur.weight, sum+w)
+		}
+	}
+	for _, d := range out {
+		d.first = make([]int32, d.total()+1)
+		for j := int64(1); j <= d.total(); j++ {
+			k := 0
+			for d.weight[k] < j {
+				k++
+			}
+			d.first[j] = int32(k)
 		}
 	}
 	return out
@@ -91,12 +104,7 @@ var (
 
 // pick returns the index of a member of d chosen by its weight from stream i.
 func (s *streams) pick(d *dist, i int) int {
-	j := s.random(1, d.total(), i)
-	k := 0
-	for d.weight[k] < j {
-		k++
-	}
-	return k
+	return int(d.first[s.random(1, d.total(), i)])
 }
 
 // Nations and Regions are the 25 nations (name, region key) and 5 regions.
