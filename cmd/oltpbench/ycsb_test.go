@@ -215,3 +215,51 @@ func TestYCSBSideBySide(t *testing.T) {
 		}
 	}
 }
+
+// TestYCSBClients: a YCSB plan on two client machines (processes here):
+// each runs its share of the threads, and the cell's result merges both
+// parts' operations.
+func TestYCSBClients(t *testing.T) {
+	needServer(t)
+	freshDB(t, "ycsb_fleet")
+	p := writePlan(t, `[dataset]
+workload = "ycsb"
+options = { property-file = "workloads/workloadb", prop = "recordcount=2000" }
+[[step]]
+name = "b"
+test = "mysql"
+threads = [4]
+time = "2s"
+`)
+	dir, port := t.TempDir(), freePort(t)
+	f1 := startClient(t, clientArgs(p, dir, port, "ycsb_fleet", 2, 1)...)
+	r := ob(t, nil, clientArgs(p, dir, port, "ycsb_fleet", 2, 0)...)
+	mustOK(t, r, "the leader")
+	if err := f1.cmd.Wait(); err != nil {
+		t.Fatalf("the follower: %v\n%s%s", err, f1.out.String(), f1.err.String())
+	}
+	m, err := result.Read(filepath.Join(dir, "b-4threads-r1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, _ := filepath.Glob(filepath.Join(dir, ".parts", "*b-4threads-r1-4-client*.json"))
+	var sum, merged int64
+	for _, pf := range parts {
+		pr, err := result.Read(pf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range pr.Ops {
+			sum += op.Count
+		}
+		if pr.Threads != 2 {
+			t.Errorf("%s: %d threads, want 2 (half of 4)", pf, pr.Threads)
+		}
+	}
+	for _, op := range m.Ops {
+		merged += op.Count
+	}
+	if len(m.Parts) != 2 || len(parts) != 2 || m.Threads != 4 || merged == 0 || merged != sum {
+		t.Errorf("merged: %d threads, %d parts (%d files), %d operations, the parts' %d", m.Threads, len(m.Parts), len(parts), merged, sum)
+	}
+}
