@@ -116,8 +116,11 @@ func (w *tpch) checkCommand(ctx context.Context, db *sql.DB, _ int, out io.Write
 		start := time.Now()
 		want := rowsOf(w.scale, t)
 		var n int64
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+t).Scan(&n); err != nil {
-			return err
+		qctx, cancel := w.bound(ctx)
+		err := db.QueryRowContext(qctx, "SELECT COUNT(*) FROM "+t).Scan(&n)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("counting %s: %w", t, err)
 		}
 		verdict(fmt.Sprintf("%s holds dbgen's %d rows (%d)", t, want, n), n == want, start)
 	}
@@ -127,7 +130,9 @@ func (w *tpch) checkCommand(ctx context.Context, db *sql.DB, _ int, out io.Write
 		params := DefaultParams(1)
 		for _, q := range Queries {
 			start := time.Now()
-			rows, err := queryRows(ctx, db, q.Statements(params[q.N], 0))
+			qctx, cancel := w.bound(ctx)
+			rows, err := queryRows(qctx, db, q.Statements(params[q.N], 0))
+			cancel()
 			if err != nil {
 				return fmt.Errorf("%s: %w", q.Name, err)
 			}

@@ -69,7 +69,7 @@ func (w *tpch) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	fs.StringVar(&w.test, "test", "both", "run: power (one stream, alone), throughput (--threads streams at once) or both, power first")
 	fs.BoolVar(&w.refresh, "refresh", true, "run: the refresh functions RF1 (new orders) and RF2 (old orders deleted) in both tests; the orders are put back as loaded before the next run")
 	fs.BoolVar(&w.check, "check", false, "run: check each answer against the specification's answer set (--sf=1 with --params=default)")
-	workload.SecondsVar(fs, &w.timeout, "query-timeout", time.Hour, "run: a query running longer is stopped by the server and counted as an error (0: none)")
+	workload.SecondsVar(fs, &w.timeout, "query-timeout", time.Hour, "run and check: a query running longer is stopped by the server and counted as an error; the client gives up 10 s later (0: none)")
 	fs.IntVar(&w.tiflash, "tiflash-replica", 0, "prepare: TiDB only: set N TiFlash replicas of every table and wait until they are available")
 	ro.TimeVar(fs, "time", 0, "run: at most this long (0: until the tests end)")
 	workload.SecondsVar(fs, &ro.ReportInterval, "report-interval", 10*time.Second, "interval of the progress lines (0: none)")
@@ -317,6 +317,8 @@ func (w *tpch) validate(ctx context.Context, db *sql.DB, schema string) error {
 		return fmt.Errorf("%s missing in database %q: run oltpbench tpch prepare --sf=%s first",
 			strings.Join(missing, ", "), schema, strconv.FormatFloat(w.sf, 'f', -1, 64))
 	}
+	ctx, cancel := w.bound(ctx)
+	defer cancel()
 	var maxSupp sql.NullInt64
 	if err := db.QueryRowContext(ctx, "SELECT MAX(s_suppkey) FROM supplier").Scan(&maxSupp); err != nil {
 		return err
@@ -327,6 +329,15 @@ func (w *tpch) validate(ctx context.Context, db *sql.DB, schema string) error {
 	}
 	_, err = restore(ctx, db, w.scale)
 	return err
+}
+
+// bound limits what ctx allows to --query-timeout and a grace (the
+// restore and check's reads beside runs), when it is set.
+func (w *tpch) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if w.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, w.timeout+clientGrace)
 }
 
 // rowsOf is what a table holds at a scale factor, as dbgen makes it.

@@ -150,11 +150,20 @@ func (r *run) NewWorker(dc driver.Conn, t *worker.Thread) (worker.Worker, error)
 		}
 		t.State = s.st
 	}
+	if t := r.w.timeout; t > 0 {
+		// The server stops a query at --query-timeout; the client gives
+		// up a little later, should the server be silent.
+		s.s.Timeout = t + clientGrace
+	}
 	if err := s.setTimeout(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
+
+// clientGrace is how much longer than --query-timeout the client waits
+// for the server's answer to a statement.
+const clientGrace = 10 * time.Second
 
 // streamState is where a stream is, kept across reconnects.
 type streamState struct {

@@ -19,6 +19,11 @@ import (
 // Argument and row buffers are reused, so a statement costs no more than the
 // driver itself allocates.
 type Session struct {
+	// Timeout, when set, bounds each text statement of Exec and QueryRows
+	// with its rows: past it the driver gives up and the connection is
+	// lost (the runner makes it anew), so a server gone silent cannot
+	// hold a run that has no time limit of its own.
+	Timeout  time.Duration
 	dc       driver.Conn
 	prepared bool
 	dest     []driver.Value
@@ -343,7 +348,9 @@ func (s *Session) QueryRows(query string, fn func(row []driver.Value) error) (co
 	if !ok {
 		return 0, 0, errors.New("driver cannot run text queries")
 	}
-	rows, err := q.QueryContext(context.Background(), query, nil)
+	ctx, cancel := s.statementContext()
+	defer cancel()
+	rows, err := q.QueryContext(ctx, query, nil)
 	if err == nil {
 		cols = len(rows.Columns())
 		n, err = s.scan(rows, fn)
@@ -378,12 +385,22 @@ func (s *Session) QueryText(query string) (int, error) {
 	return n, err
 }
 
+// statementContext bounds one statement by Timeout (none when 0).
+func (s *Session) statementContext() (context.Context, context.CancelFunc) {
+	if s.Timeout <= 0 {
+		return context.Background(), func() {}
+	}
+	return context.WithTimeout(context.Background(), s.Timeout)
+}
+
 func (s *Session) textExec(query string) (driver.Result, error) {
 	ex, ok := s.dc.(driver.ExecerContext)
 	if !ok {
 		return nil, errors.New("driver cannot run text statements")
 	}
-	res, err := ex.ExecContext(context.Background(), query, nil)
+	ctx, cancel := s.statementContext()
+	defer cancel()
+	res, err := ex.ExecContext(ctx, query, nil)
 	if s.trace != nil {
 		s.trace.textQuery(s.handle, query, 0, 0, err)
 	}
