@@ -81,65 +81,9 @@ func insertOrders(n int64, gen func(first, n int64, lines bool, w dbgen.Writer) 
 
 // rf1 are RF1's statements for a refresh pair, batch by batch.
 func rf1(s *dbgen.Scale, pair int) ([][]string, error) {
-	all := &recorder{}
-	for _, lines := range []bool{false, true} {
-		all.lines = lines
-		if err := s.GenRefresh(pair, lines, all); err != nil {
-			return nil, err
-		}
-	}
-	return insertOrders(s.RefreshOrders(), all.replay)
-}
-
-// recorder keeps a refresh pair's rows so that they can be written in batches.
-type recorder struct {
-	lines  bool
-	orders [][]any
-	items  [][]any
-	row    []any
-}
-
-func (r *recorder) Int(v int64)   { r.row = append(r.row, v) }
-func (r *recorder) Money(c int64) { r.row = append(r.row, money(c)) }
-func (r *recorder) Str(b []byte)  { r.row = append(r.row, string(b)) }
-func (r *recorder) EndRow() error {
-	if r.lines {
-		r.items = append(r.items, r.row)
-	} else {
-		r.orders = append(r.orders, r.row)
-	}
-	r.row = nil
-	return nil
-}
-
-type money int64
-
-// replay writes orders [first, first+n) of those recorded, or their lines.
-func (r *recorder) replay(first, n int64, lines bool, w dbgen.Writer) error {
-	rows := r.orders[first : first+n]
-	if lines {
-		lo, hi := rows[0][0].(int64), rows[len(rows)-1][0].(int64)
-		rows = nil
-		for _, it := range r.items {
-			if k := it[0].(int64); k >= lo && k <= hi {
-				rows = append(rows, it)
-			}
-		}
-	}
-	for _, row := range rows {
-		for _, v := range row {
-			switch x := v.(type) {
-			case int64:
-				w.Int(x)
-			case money:
-				w.Money(int64(x))
-			case string:
-				w.Str([]byte(x))
-			}
-		}
-		w.EndRow()
-	}
-	return nil
+	return insertOrders(s.RefreshOrders(), func(first, n int64, lines bool, w dbgen.Writer) error {
+		return s.GenRefreshRange(pair, first, n, lines, w)
+	})
 }
 
 // rf2 are RF2's statements for a refresh pair: the lines, then the

@@ -464,12 +464,16 @@ func (s *Scale) RefreshOrders() int64 { return s.base[4] / 10000 * s.scale * 10 
 // GenRefresh writes the orders (or their lines) refresh pair number pair
 // (from 1) inserts: dbgen's orders.tbl.uN and lineitem.tbl.uN.
 func (s *Scale) GenRefresh(pair int, lines bool, w Writer) error {
+	return s.GenRefreshRange(pair, 0, s.RefreshOrders(), lines, w)
+}
+
+// GenRefreshRange is GenRefresh of the pair's orders [first, first+n).
+func (s *Scale) GenRefreshRange(pair int, first, n int64, lines bool, w Writer) error {
 	if pair < 1 {
 		return fmt.Errorf("dbgen: refresh pair %d: pairs are numbered from 1", pair)
 	}
 	g := gen{Scale: s}
-	n := s.RefreshOrders()
-	return g.orders(int64(pair-1)*n, n, w, lines, pair)
+	return g.orders(int64(pair-1)*s.RefreshOrders()+first, n, w, lines, pair)
 }
 
 // RefreshDeletes are the order indexes (0-based, as Gen takes them) whose
