@@ -209,7 +209,7 @@ func Open(o Options, maxConns int) (*Pool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("connection settings for %s: %w", ep, err)
 		}
-		sc := &sessionConnector{base: base, pool: p}
+		sc := &sessionConnector{base: base, pool: p, ep: ep}
 		p.conns = append(p.conns, sc)
 		db := sql.OpenDB(sc)
 		db.SetMaxOpenConns(maxConns + 2)
@@ -326,12 +326,17 @@ func (p *Pool) describeMsg(ep Endpoint, err error) error {
 	case errors.As(err, &me):
 		return fmt.Errorf("connecting to %s: %s (error %d)", ep, Redact(me.Message, p.opts.Password), me.Number)
 	case isTimeout(err):
-		return fmt.Errorf("cannot connect to %s: timed out after %s; check --mysql-host/--mysql-port and that the server is up", ep, p.Timeout())
+		return errors.New(p.timedOut(ep))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("cannot connect to %s: connection refused; check --mysql-host/--mysql-port and that the server is up", ep)
 	default:
 		return fmt.Errorf("cannot connect to %s: %s", ep, Redact(err.Error(), p.opts.Password))
 	}
+}
+
+// timedOut is a connect that its bound ended, worded.
+func (p *Pool) timedOut(ep Endpoint) string {
+	return fmt.Sprintf("cannot connect to %s: timed out after %s; check --mysql-host/--mysql-port and that the server is up", ep, p.Timeout())
 }
 
 // Timeout bounds a connect (--mysql-connect-timeout, 10 s if unset), and an
@@ -360,6 +365,7 @@ func Redact(s, secret string) string {
 type sessionConnector struct {
 	base driver.Connector
 	pool *Pool
+	ep   Endpoint
 }
 
 func (c *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -368,11 +374,21 @@ func (c *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	// frozen one: the kernel accepts for it) would hold the handshake, and
 	// --init-sql, forever. The context ends only the connect: the driver
 	// stops watching it once the connection is made.
-	ctx, cancel := context.WithTimeout(ctx, c.pool.Timeout())
+	// The connect's own bound ending it is worded here, where the
+	// endpoint is known: a read that needed a new connection would
+	// otherwise fail with the bare "context deadline exceeded".
+	parent := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, c.pool.Timeout(), errConnectBound)
 	defer cancel()
+	bounded := func(err error) error {
+		if parent.Err() == nil && errors.Is(context.Cause(ctx), errConnectBound) {
+			return &ConnectError{Msg: c.pool.timedOut(c.ep), Err: errors.Join(context.DeadlineExceeded, err)}
+		}
+		return err
+	}
 	dc, err := c.base.Connect(ctx)
 	if err != nil {
-		return nil, err
+		return nil, bounded(err)
 	}
 	if len(c.pool.opts.InitSQL) > 0 {
 		ex, ok := dc.(driver.ExecerContext)
@@ -383,12 +399,16 @@ func (c *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		for _, q := range c.pool.opts.InitSQL {
 			if _, err := ex.ExecContext(ctx, q, nil); err != nil {
 				dc.Close()
-				return nil, fmt.Errorf("--init-sql %q: %w", q, err)
+				return nil, bounded(fmt.Errorf("--init-sql %q: %w", q, err))
 			}
 		}
 	}
 	return dc, nil
 }
+
+// errConnectBound is the cause of a connect that --mysql-connect-timeout
+// ended.
+var errConnectBound = errors.New("connect timeout")
 
 func (c *sessionConnector) Driver() driver.Driver { return c.base.Driver() }
 

@@ -1,11 +1,14 @@
 package conn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -77,5 +80,48 @@ func TestConnectErrorHidesPassword(t *testing.T) {
 	err = p.describe(Endpoint{"tcp", "h:1"}, &mysql.MySQLError{Number: 1045, Message: "Access denied"})
 	if !strings.Contains(err.Error(), "--mysql-password") {
 		t.Fatalf("no fix named: %q", err)
+	}
+}
+
+// TestConnectBoundWorded: a server that accepts and then says nothing (a
+// frozen one: the kernel accepts for it) ends a read that needed a new
+// connection at the connect timeout, in one line naming the endpoint and
+// the fix, not the bare "context deadline exceeded".
+func TestConnectBoundWorded(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, silent
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	p, err := Open(Options{Hosts: []string{"127.0.0.1"}, Ports: []int{port}, User: "u", ConnectTimeout: 300 * time.Millisecond}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	start := time.Now()
+	var one int
+	err = p.DB(0).QueryRowContext(context.Background(), "SELECT 1").Scan(&one)
+	want := fmt.Sprintf("cannot connect to 127.0.0.1:%d: timed out after 300ms; check --mysql-host/--mysql-port and that the server is up", port)
+	if err == nil || err.Error() != want || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v, want %q (and a deadline error within)", err, want)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %s, bound 0.3 s", took)
+	}
+	// A read whose own context ends first keeps its context's error.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := p.DB(0).QueryRowContext(ctx, "SELECT 1").Scan(&one); !errors.Is(err, context.DeadlineExceeded) || strings.Contains(fmt.Sprint(err), "cannot connect") {
+		t.Errorf("the caller's own deadline: %v", err)
 	}
 }
