@@ -72,9 +72,14 @@ export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 # nothing when a duration ends (go.dev/issue/75804).
 race=(./internal/engine/runner ./internal/worker ./internal/hist ./internal/conn ./internal/gcpace ./internal/metrics ./internal/report/compare ./internal/report/series ./internal/engine/fleet ./loader ./tpch)
 race_re=$(printf '|%s' "${race[@]#./}")
+# Tests of pure computation in those packages (race.Skip: statistics,
+# parsing) skip under the detector, ten times slower there, and run here
+# once without it (internal/testenv/race checks this list against them).
+heavy='TestPlantedSteps|TestDDLAndRefreshParseForTiDB'
 units=$(mktemp)
 (
   go test -race -count=1 "${race[@]}" &&
+    go test -count=1 -run "^($heavy)\$" "${race[@]}" &&
     go test -count=1 -timeout 20m $(go list ./... | grep -v -E "/cmd/oltpbench\$|/(${race_re#|})\$") &&
     FUZZ_ONLY=${CI_FUZZ_ONLY:-'FuzzShown|FuzzParseSeconds'} make --no-print-directory fuzz FUZZTIME=${CI_FUZZTIME:-5000x}
 ) >"$units" 2>&1 &

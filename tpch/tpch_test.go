@@ -1,6 +1,7 @@
 package tpch
 
 import (
+	"github.com/oltpbench/oltpbench/internal/testenv/race"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -195,6 +196,7 @@ func TestMetrics(t *testing.T) {
 // TestDDLAndRefreshParseForTiDB: the tables' DDL and the refresh
 // functions' statements parse with TiDB's parser.
 func TestDDLAndRefreshParseForTiDB(t *testing.T) {
+	race.Skip(t)
 	s, err := dbgen.NewScale(0.01)
 	if err != nil {
 		t.Fatal(err)

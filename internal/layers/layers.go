@@ -45,7 +45,7 @@ var Rooms = []Room{
 	{Name: "report", Generic: true, Layer: 4, Packages: []string{"internal/report/..."}, Doc: "reading results back: compare, show, merge, history"},
 	{Name: "commands", Layer: 5, Packages: []string{"cmd/...", "scripts/..."}, Doc: "flags wired to packages, and the tools of the scripts"},
 	{Name: "test servers", Layer: 5, Packages: []string{"internal/testenv/..."}, TestOnly: true,
-		Doc: "throwaway S3 and Toxiproxy servers for the tests"},
+		Doc: "throwaway S3 and Toxiproxy servers for the tests; whether the race detector is on"},
 	{Name: "rules", Layer: 5, Packages: []string{"internal/layers"}, Doc: "this table"},
 	{Name: "deploy", Layer: 5, Packages: []string{"deploy/..."}, Doc: "the example manifests, decoded strictly by their test"},
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/oltpbench/oltpbench/internal/testenv/race"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -86,6 +87,7 @@ func headline(t *testing.T, rep *Report) []Change {
 // change, and two steps (at 20 and 45) are both found; the rates are
 // logged. Each series is written as result files and read back.
 func TestPlantedSteps(t *testing.T) {
+	race.Skip(t)
 	const seeds = 20
 	near := func(cs []Change, at int) bool {
 		for _, c := range cs {
