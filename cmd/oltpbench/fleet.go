@@ -20,6 +20,7 @@ import (
 	"github.com/oltpbench/oltpbench/internal/engine/fleet"
 	"github.com/oltpbench/oltpbench/internal/engine/pipeline"
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // startMargin is how long after the leader hands out a cell its measured
@@ -93,6 +94,13 @@ type shared struct {
 // the cell.
 func (pr *planRunner) measureShared(ctx context.Context, c *cells.Cell, threads int, out io.Writer) (*result.Result, error) {
 	sh := pr.shared
+	if spec, ok := workload.Lookup(c.Args()[0]); ok && spec.OneClient {
+		// A run that is one whole (TPC-H's power test before its
+		// streams): the leader runs it as one client would, the others
+		// sit the cell out.
+		fmt.Fprintf(out, "Clients: a %s run is one whole: client 0 runs all %d threads, the others sit this cell out\n", spec.Name, threads)
+		return pr.measure(ctx, c, threads, out)
+	}
 	sh.seq++
 	_, _, rateFlag := pipeline.TimingFlags(c.Args()[0])
 	key, err := c.Key()

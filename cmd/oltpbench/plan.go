@@ -89,13 +89,6 @@ func planCommand(inv workload.Invocation) *cobra.Command {
 					return fmt.Errorf("%s after --: the plan's datasets name their databases (mysql-db in each one's options): leave it out", a)
 				}
 			}
-			if ff.clients > 1 {
-				for _, st := range p.Steps {
-					if spec, ok := workload.Lookup(st.Workload); ok && spec.OneClient {
-						return fmt.Errorf("step %q: a %s run is one whole and is not split among clients: run this plan without --clients, or the step in a plan of its own", st.Name, st.Workload)
-					}
-				}
-			}
 			if ff.clients > 1 && mf.Client == "" {
 				host, _ := os.Hostname()
 				mf.Client = fmt.Sprintf("%s-client%d", host, ff.index) // each client's series of its own

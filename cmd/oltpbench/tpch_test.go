@@ -234,10 +234,6 @@ time = "60s" # the tests end sooner at SF 0.01
 	if cmp.code != 0 || !strings.Contains(cmp.stdout, "TPC-H") || !strings.Contains(cmp.stdout, "QphH") {
 		t.Errorf("report compare of the plan's folder: exit %d\n%s%s", cmp.code, cmp.stdout, cmp.stderr)
 	}
-	fl := ob(t, nil, append([]string{"plan", "run", p, "--result-dir", t.TempDir(), "--clients=2", "--client-index=0", "--leader=127.0.0.1:1", "--"}, connArgs("tpch_plan")...)...)
-	if fl.code == 0 || !strings.Contains(fl.stderr, `step "qphh": a tpch run is one whole and is not split among clients`) {
-		t.Errorf("a TPC-H plan on two clients: exit %d, %s", fl.code, fl.stderr)
-	}
 	hist := ob(t, nil, "report", "history", dir)
 	if hist.code != 0 || !strings.Contains(hist.stdout, "TPC-H") || !strings.Contains(hist.stdout, "2 runs") {
 		t.Errorf("report history of the plan's folder: exit %d\n%s%s", hist.code, hist.stdout, hist.stderr)

@@ -216,24 +216,39 @@ func TestYCSBSideBySide(t *testing.T) {
 	}
 }
 
-// TestYCSBClients: a YCSB plan on two client machines (processes here):
-// each runs its share of the threads, and the cell's result merges both
-// parts' operations.
+// TestYCSBClients: a release-gate plan of a YCSB step and a TPC-H step on
+// two client machines (processes here): each client runs its share of the
+// YCSB cell's threads, and the cell's result merges both parts'
+// operations; the TPC-H cell, one whole, runs on client 0 with all its
+// streams while client 1 sits it out.
 func TestYCSBClients(t *testing.T) {
 	needServer(t)
 	freshDB(t, "ycsb_fleet")
+	freshDB(t, "tpch_fleet")
 	p := writePlan(t, `[dataset]
 workload = "ycsb"
-options = { property-file = "workloads/workloadb", prop = "recordcount=2000" }
+options = { property-file = "workloads/workloadb", prop = "recordcount=2000", mysql-db = "ycsb_fleet" }
+[[datasets]]
+workload = "tpch"
+options = { sf = "0.01", mysql-db = "tpch_fleet" }
 [[step]]
 name = "b"
 test = "mysql"
 threads = [4]
 time = "2s"
+[[step]]
+workload = "tpch"
+threads = [2]
+time = "60s"
 `)
 	dir, port := t.TempDir(), freePort(t)
-	f1 := startClient(t, clientArgs(p, dir, port, "ycsb_fleet", 2, 1)...)
-	r := ob(t, nil, clientArgs(p, dir, port, "ycsb_fleet", 2, 0)...)
+	conn := slices.DeleteFunc(connArgs(""), func(a string) bool { return strings.HasPrefix(a, "--mysql-db=") })
+	args := func(index int) []string {
+		return append([]string{"plan", "run", p, "--result-dir", dir, "--clients=2", "--client-index=" + strconv.Itoa(index),
+			"--leader=127.0.0.1:" + port, "--join-timeout=20s", "--"}, conn...)
+	}
+	f1 := startClient(t, args(1)...)
+	r := ob(t, nil, args(0)...)
 	mustOK(t, r, "the leader")
 	if err := f1.cmd.Wait(); err != nil {
 		t.Fatalf("the follower: %v\n%s%s", err, f1.out.String(), f1.err.String())
@@ -261,5 +276,18 @@ time = "2s"
 	}
 	if len(m.Parts) != 2 || len(parts) != 2 || m.Threads != 4 || merged == 0 || merged != sum {
 		t.Errorf("merged: %d threads, %d parts (%d files), %d operations, the parts' %d", m.Threads, len(m.Parts), len(parts), merged, sum)
+	}
+	h, err := result.Read(filepath.Join(dir, "tpch-2threads-r1.json"))
+	if err != nil || h.Figures["QphH"] <= 0 || h.Threads != 2 || len(h.Parts) != 0 {
+		t.Errorf("the TPC-H cell: %v, QphH %v, %d threads, parts %+v", err, h.Figures["QphH"], h.Threads, h.Parts)
+	}
+	if !strings.Contains(r.stdout, "Clients: a tpch run is one whole: client 0 runs all 2 threads, the others sit this cell out") {
+		t.Errorf("the leader did not say the TPC-H cell is its own:\n%s", r.stdout)
+	}
+	if strings.Contains(f1.out.String(), "tpch") || !strings.Contains(f1.out.String(), "b-4threads") {
+		t.Errorf("the follower ran the TPC-H cell, or not the YCSB one:\n%s", f1.out.String())
+	}
+	if tp, _ := filepath.Glob(filepath.Join(dir, ".parts", "*tpch*")); len(tp) != 0 {
+		t.Errorf("parts of the TPC-H cell: %v", tp)
 	}
 }

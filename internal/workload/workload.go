@@ -71,7 +71,8 @@ type Spec struct {
 
 	// OneClient: a run is one whole that cannot be split among client
 	// machines (TPC-H's power test runs alone before its streams); a plan
-	// run with several clients refuses the workload's steps.
+	// run with several clients runs the workload's cells on client 0
+	// alone, the others sitting them out.
 	OneClient bool
 }
 
