@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -345,5 +346,57 @@ func TestTPCHKilledRun(t *testing.T) {
 		if n := strings.Count(chk.stdout, "PASS"); n != 8 {
 			t.Fatalf("check after a killed run: %d PASS, want 8:\n%s", n, chk.stdout)
 		}
+	}
+}
+
+// TestWhyTPCH: report compare's evidence names the cause of a TPC-H
+// slowdown: version B is the same dataset without lineitem's index on
+// l_partkey, which Q17 and its subquery read by; --why names Q17's
+// statement slower on the server and on the client, its plan from the
+// index to a scan, and the rows the scan read; no line of the queries
+// that did not run.
+func TestWhyTPCH(t *testing.T) {
+	needServer(t)
+	srv := t.TempDir()
+	conn := append(psServer(t, srv, "256M"), "--mysql-db=whytpch", "--statement-latency")
+	t.Cleanup(func() { stopServer(t, srv, true) })
+	p := writePlan(t, `[dataset]
+workload = "tpch"
+options = { sf = "0.01" }
+[[step]]
+name = "q17"
+threads = [2]
+repeats = 2
+time = "60s"
+options = { queries = "q17", refresh = "false" }
+`)
+	a, b := t.TempDir(), t.TempDir()
+	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", a, "--"}, conn...)...), "version A")
+	db, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+strings.TrimPrefix(conn[1], "--mysql-port=")+")/whytpch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("ALTER TABLE lineitem DROP INDEX idx_l_partkey_suppkey"); err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", b, "--"}, conn...)...), "version B")
+	out := inProcess("report", "compare", a, b, "--names=A,B", "--why").stdout
+	if i := strings.Index(out, "Why ("); i >= 0 {
+		t.Logf("%s", out[i:])
+	}
+	for _, want := range []string{"Why (the evidence):\n  2 threads, A -> B",
+		"    statement SELECT SUM ( `l_extendedprice` ) / ? AS `avg_yearly` FROM `lineitem` , `part` WHERE `p_partkey` = `l...: server latency ",
+		"    client statement q17.q17: client latency ",
+		"    plan of select sum(l_extendedprice) / 7.0 as avg_yearly from lineitem, part where p_partkey = l_partkey and ...: ",
+		"lineitem ref idx_l_partkey_suppkey -> lineitem ALL",
+		"    counter Handler_read_rnd_next per event: ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report compare lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "q1 mean ms") || !strings.Contains(out, "q17 mean ms") {
+		t.Errorf("the figures list queries that did not run, or not Q17:\n%s", out)
 	}
 }

@@ -344,17 +344,28 @@ func (s *Session) ExecCountedAs(l Label, query string) (measure.Counter, error) 
 // nil) for each; the values are valid only during the call. cols is the
 // result's column count.
 func (s *Session) QueryRows(query string, fn func(row []driver.Value) error) (cols, n int, err error) {
+	return s.QueryRowsAs(NoLabel, query, fn)
+}
+
+// QueryRowsAs is QueryRows timed under l in the run's clock
+// (--statement-latency), from its send to its last row read.
+func (s *Session) QueryRowsAs(l Label, query string, fn func(row []driver.Value) error) (cols, n int, err error) {
 	q, ok := s.dc.(driver.QueryerContext)
 	if !ok {
 		return 0, 0, errors.New("driver cannot run text queries")
 	}
+	if s.sampler != nil {
+		s.sampler.first(query, nil) // its plan read after the run, as a prepared statement's
+	}
 	ctx, cancel := s.statementContext()
 	defer cancel()
+	t0 := s.start(l)
 	rows, err := q.QueryContext(ctx, query, nil)
 	if err == nil {
 		cols = len(rows.Columns())
 		n, err = s.scan(rows, fn)
 	}
+	s.stop(l, t0, err)
 	if s.trace != nil {
 		s.trace.textQuery(s.handle, query, cols, n, err)
 	}

@@ -134,7 +134,7 @@ func (rep *Report) details(w io.Writer, t Table, md bool) {
 			lines = append(lines, line{k, each(func(m *result.Result) float64 { return figure(m, k) })})
 		}
 		for _, op := range r.Med[first].Ops {
-			if r.Med[last].Op(op.Name) == nil {
+			if r.Med[last].Op(op.Name) == nil || !ran(r.Med, op.Name) {
 				continue
 			}
 			of := func(f func(*result.Op) float64) func(*result.Result) float64 {
@@ -242,4 +242,19 @@ func (rep *Report) Regressions(limit float64) []string {
 		bad = append(bad, t.Regressions(rep.Labels, limit, rep.FailOnClientBound)...)
 	}
 	return append(bad, rep.capacityRegressions(limit)...)
+}
+
+// ran: the operation ran in the run of some version (a workload that
+// lists operations a run may leave out, as TPC-H's queries, has them at
+// zero: no line of zeros).
+func ran(med []*result.Result, name string) bool {
+	for _, m := range med {
+		if m == nil {
+			continue
+		}
+		if o := m.Op(name); o != nil && o.Count > 0 {
+			return true
+		}
+	}
+	return false
 }

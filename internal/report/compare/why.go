@@ -365,11 +365,13 @@ func statementChanges(a, b []*result.Result) []string {
 		if !ok {
 			continue
 		}
-		share := 0.0
+		line := fmt.Sprintf("%s: server latency %.3g -> %.3g ms an execution (%s)", shorten(text, 100), median(sa.lat), median(sb.lat), times(ratio))
+		// The share of the event's time, where the result has one event
+		// time (a workload whose operations differ in kind, as TPC-H's
+		// queries, names none to take a share of).
 		if m := b[0].MeanLatency(); m > 0 {
-			share = median(sb.perEvent) / m
+			line += fmt.Sprintf(", %.0f%% of the event's time", 100*median(sb.perEvent)/m)
 		}
-		line := fmt.Sprintf("%s: server latency %.3g -> %.3g ms an execution (%s), %.0f%% of the event's time", shorten(text, 100), median(sa.lat), median(sb.lat), times(ratio), 100*share)
 		// extra: the share of executions that used no index.
 		if noIdxA, noIdxB := median(sa.extra), median(sb.extra); noIdxA != noIdxB {
 			line += fmt.Sprintf("; no index used in %.0f%% of executions (%.0f%% before)", 100*noIdxB, 100*noIdxA)

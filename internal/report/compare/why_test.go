@@ -34,7 +34,7 @@ func TestWhyNamesWhatMoved(t *testing.T) {
 	}{
 		{"the same", base(0.01, 0.5, 0.1, 0), base(0.01, 0.52, 0.1, 0), nil, nil},
 		{"a full scan", base(0.01, 0.5, 0.1, 0), base(10000, 0.5, 5, 1000),
-			[]string{"SELECT c FROM t WHERE k = ?: server latency 0.101 -> 5.05 ms an execution (50x), 0% of the event's time; no index used in 100% of executions (0% before)"},
+			[]string{"SELECT c FROM t WHERE k = ?: server latency 0.101 -> 5.05 ms an execution (50x); no index used in 100% of executions (0% before)"},
 			[]string{"Handler_read_rnd_next per event: 0.0101 -> 1.01e+04 (1e+06x)"}},
 		{"a small pool", base(0.01, 0.5, 0.1, 0), base(0.01, 4, 0.1, 0), nil, []string{"Innodb_buffer_pool_reads per event: 0.505 -> 4.04 (8x)"}},
 		{"overlapping repeats", base(0.01, 0.5, 0.1, 0), append(base(0.01, 0.5, 0.1, 0)[:2], base(0.01, 4, 0.1, 0)[0]), nil, nil},
