@@ -486,3 +486,46 @@ func TestFrozenServerCommands(t *testing.T) {
 		exact(t, "frz_import", 4, 200000)
 	})
 }
+
+// TestFrozenServerTPCH: a TPC-H run has no time limit of its own (its
+// tests end when their queries are done), so a server that freezes as the
+// streams start must still end it: each statement gives up on the client
+// --query-timeout + 10 s after it was sent, and the run ends in one line
+// naming the bound that ended it, exit 1. Woken, the server holds dbgen's
+// rows, and the same run completes.
+func TestFrozenServerTPCH(t *testing.T) {
+	t.Parallel() // a server of its own, mostly waiting on it: beside the other freezes
+	s := startFrozenServer(t)
+	db := "frz_tpch"
+	s.db("").Exec("CREATE DATABASE " + db)
+	s.must(append([]string{"tpch", "prepare", "--sf=0.01", "--progress=off"}, s.conn(db)...)...)
+	args := append([]string{"tpch", "run", "--sf=0.01", "--query-timeout=3s", "--mysql-connect-timeout=2"}, s.conn(db)...)
+	r := s.run("TPC-H at SF 0.01", args...)
+	lines := nonEmpty(r.out)
+	last := lines[len(lines)-1]
+	if r.code != 1 || !(strings.Contains(last, "timed out after") || strings.Contains(last, "did not answer within")) {
+		t.Fatalf("exit %d, want 1 and one line naming the bound:\n%s", r.code, r.out)
+	}
+	// The evidence's read at the window's start gives up first (5 s),
+	// then the power test's statement (--query-timeout + 10 s); the
+	// stream that follows finds no connection (2 s, or at once).
+	if bound := 5*time.Second + 3*time.Second + 10*time.Second + 2*time.Second; r.took > bound+freezeMargin {
+		t.Errorf("ended %s after the freeze, bound %s + %s:\n%s", r.took.Round(time.Millisecond), bound, freezeMargin, r.out)
+	}
+	if out := s.must(append([]string{"tpch", "check", "--sf=0.01"}, s.conn(db)...)...); strings.Count(out, " PASS ") != 8 {
+		t.Errorf("check after the freeze:\n%s", out)
+	}
+	if out := s.must(args...); !strings.Contains(out, "QphH@0.01: ") {
+		t.Errorf("the run again, woken:\n%s", out)
+	}
+}
+
+func nonEmpty(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return append(out, "")[:max(len(out), 1)]
+}
