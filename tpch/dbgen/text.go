@@ -21,7 +21,7 @@ func textPool() []byte {
 func buildPool() []byte {
 	var s streams
 	s.seek(1, []int{textSD})
-	buf := make([]byte, 0, poolSize)
+	buf := poolBuffer(poolSize)
 	var sent []byte
 	for len(buf) < poolSize {
 		sent = s.sentence(sent[:0])
