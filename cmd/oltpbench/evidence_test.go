@@ -183,19 +183,26 @@ func planVersions(t *testing.T, p string, conn []string, db, drop string, versio
 	dirs := map[string]string{}
 	for _, v := range versions {
 		if v == drop {
-			d, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+strings.TrimPrefix(conn[1], "--mysql-port=")+")/"+db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := d.Exec("ALTER TABLE sbtest1 DROP INDEX k_1"); err != nil {
-				t.Fatal(err)
-			}
-			d.Close()
+			execOn(t, conn, db, "ALTER TABLE sbtest1 DROP INDEX k_1")
 		}
 		dirs[v] = t.TempDir()
 		mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dirs[v], "--"}, conn...)...), "version "+v)
 	}
 	return dirs
+}
+
+// execOn runs stmt in db on the server of conn (psServer's options: host,
+// then port).
+func execOn(t *testing.T, conn []string, db, stmt string) {
+	t.Helper()
+	d, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+strings.TrimPrefix(conn[1], "--mysql-port=")+")/"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.Exec(stmt); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // whyWithoutEvidence: a version whose results have no evidence (older
@@ -288,14 +295,7 @@ func TestWhyTPCC(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", a, "--"}, conn...)...), "version A")
 	// Version B: the same dataset without the index.
-	db, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+strings.TrimPrefix(conn[1], "--mysql-port=")+")/whytpcc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec("ALTER TABLE customer DROP INDEX idx_customer"); err != nil {
-		t.Fatal(err)
-	}
+	execOn(t, conn, "whytpcc", "ALTER TABLE customer DROP INDEX idx_customer")
 	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", b, "--"}, conn...)...), "version B")
 	// --why: the cause is named whether or not 4 noisy repeats of 1 s make
 	// the drop significant (the index's cost is 10-20% of tpmC here).
