@@ -300,6 +300,7 @@ func (s *stream) runStep(p step) error {
 		// Timed as the query's statement (--statement-latency): Q15's
 		// select from its view, the others the query itself.
 		l := s.s.Label(worker.StmtName{Event: p.q.Name, Name: p.q.Name})
+		s.s.Sample(q)
 		_, _, err := s.s.QueryRowsAs(l, q, func(row []driver.Value) error {
 			if s.r.w.check {
 				rows = append(rows, texts(row))

@@ -347,15 +347,22 @@ func (s *Session) QueryRows(query string, fn func(row []driver.Value) error) (co
 	return s.QueryRowsAs(NoLabel, query, fn)
 }
 
+// Sample gives a text statement to the session's sampler (a sampled
+// thread's), its plan read after the run as a prepared statement's. Only
+// for a workload's fixed texts: a script's texts carry their values, and
+// each would be kept.
+func (s *Session) Sample(query string) {
+	if s.sampler != nil {
+		s.sampler.first(query, nil)
+	}
+}
+
 // QueryRowsAs is QueryRows timed under l in the run's clock
 // (--statement-latency), from its send to its last row read.
 func (s *Session) QueryRowsAs(l Label, query string, fn func(row []driver.Value) error) (cols, n int, err error) {
 	q, ok := s.dc.(driver.QueryerContext)
 	if !ok {
 		return 0, 0, errors.New("driver cannot run text queries")
-	}
-	if s.sampler != nil {
-		s.sampler.first(query, nil) // its plan read after the run, as a prepared statement's
 	}
 	ctx, cancel := s.statementContext()
 	defer cancel()
