@@ -30,6 +30,7 @@ var defaults = map[string]string{
 	"zeropadding": "1", "hotspotdatafraction": "0.2", "hotspotopnfraction": "0.8", "exponential.percentile": "95",
 	"exponential.frac": "0.8571428571", "maxexecutiontime": "0", "table": "usertable", "dotransactions": "", "command": "",
 	"measurementtype": "", "mysql.host": "", "mysql.port": "", "mysql.user": "", "mysql.db": "", "mysql.password": "",
+	"batch.size": "1",
 }
 
 // connection are the mysql binding's properties: the connection options'
@@ -125,12 +126,12 @@ func (p *props) bool(k string) bool { return strings.EqualFold(p.m[k], "true") }
 
 // check reads the numbers and proportions, refusing what makes no run.
 func (p *props) check() error {
-	for _, k := range []string{"recordcount", "operationcount", "threadcount", "fieldcount", "fieldlength", "minscanlength", "maxscanlength", "insertstart", "zeropadding", "maxexecutiontime"} {
+	for _, k := range []string{"recordcount", "operationcount", "threadcount", "fieldcount", "fieldlength", "minscanlength", "maxscanlength", "insertstart", "zeropadding", "maxexecutiontime", "batch.size"} {
 		v, err := p.int(k)
 		if err != nil {
 			return err
 		}
-		if v < 0 || (v == 0 && (k == "threadcount" || k == "fieldcount" || k == "fieldlength" || k == "maxscanlength")) {
+		if v < 0 || (v == 0 && (k == "threadcount" || k == "fieldcount" || k == "fieldlength" || k == "maxscanlength" || k == "batch.size")) {
 			return fmt.Errorf("%s=%d: out of range", k, v)
 		}
 	}

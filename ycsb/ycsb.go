@@ -237,8 +237,15 @@ func (w *ycsb) Dataset() dataset.Dataset {
 		ddl += fmt.Sprintf(",\n  FIELD%d VARCHAR(%d)", i, w.length)
 	}
 	ddl += ",\n  PRIMARY KEY (YCSB_KEY)\n)"
+	// batch.size, go-ycsb's rows per INSERT of a load, is the rows of
+	// each of the loader's units (one LOAD DATA or INSERT transaction);
+	// go-ycsb's default of 1, a row a statement, leaves the loader's.
+	chunk := int64(20000)
+	if b, _ := w.p.int("batch.size"); b > 1 {
+		chunk = b
+	}
 	return dataset.Dataset{Workload: "ycsb", Meta: w.Sizes(), Tables: []dataset.Table{{
-		Name: "usertable", DDL: ddl, Columns: cols, Rows: w.records, ChunkRows: 20000,
+		Name: "usertable", DDL: ddl, Columns: cols, Rows: w.records, ChunkRows: chunk,
 		Gen: func(r *random.Rand, first, n int64, rw dataset.RowWriter) error {
 			var key []byte
 			v := make([]byte, w.length)

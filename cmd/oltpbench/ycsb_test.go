@@ -26,8 +26,13 @@ func TestYCSB(t *testing.T) {
 	needServer(t)
 	db := "ycsb_t"
 	freshDB(t, db)
-	load := yc(t, db, "load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=3000", "-p", "threadcount=4")
+	load := yc(t, db, "load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=3000", "-p", "threadcount=4", "-p", "batch.size=500")
 	mustOK(t, load, "load")
+	// go-ycsb's batch.size: the rows of each of the loader's batches.
+	var unit string
+	if err := openDB(t, db).QueryRow("SELECT v FROM oltpbench_dataset WHERE k = 'unit'").Scan(&unit); err != nil || unit != "chunk:500" {
+		t.Errorf("loaded with batch.size=500: unit %q (%v), want chunk:500", unit, err)
+	}
 	var rows int
 	if err := openDB(t, db).QueryRow("SELECT COUNT(*) FROM usertable WHERE YCSB_KEY = 'user6284781860667377211' OR LENGTH(FIELD9) = 100").Scan(&rows); err != nil || rows != 3000 {
 		t.Fatalf("usertable after the load: %d rows of 100-byte fields, want 3000 (%v)", rows, err)
@@ -93,6 +98,7 @@ func TestYCSB(t *testing.T) {
 	}{
 		{[]string{"run", "mysql", "-P", "workloads/workloada", "-p", "recordcont=5"}, "unknown property: recordcont (-p)"},
 		{[]string{"run", "mysql", "-P", "nowhere/workload"}, "no workload file nowhere/workload"},
+		{[]string{"load", "mysql", "-P", "workloads/workloada", "-p", "batch.size=0"}, "batch.size=0: out of range"},
 		{[]string{"run", "mysql", "-p", "requestdistribution=gauss"}, "requestdistribution=gauss: uniform, zipfian, latest, hotspot, sequential or exponential"},
 		{[]string{"run", "postgres", "-P", "workloads/workloada"}, `unexpected argument(s) "postgres": the database binding, mysql`},
 		{[]string{"run", "mysql", "-P", "workloads/workloada", "-p", "recordcount=5000"}, "usertable has no record 4999 (user"},
