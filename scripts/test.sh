@@ -27,27 +27,30 @@ fi
 
 # cmd/oltpbench's integration tests run as TEST_SHARDS shards at once, each
 # against a MariaDB of its own, taking the tests from one queue
-# (scripts/testshards); the first serves the other packages' tests too.
+# (scripts/testshards). The other packages' tests have one of their own:
+# the shards' tests restart their server (the first shard's too).
 shards=${TEST_SHARDS:-5}
 dir="$PWD/.mariadb-test"
 shard_dirs=("$dir")
 for i in $(seq 2 "$shards"); do shard_dirs+=("$PWD/.mariadb-test-$i"); done
+unitsdir="$PWD/.mariadb-test-units"
+server_dirs=("${shard_dirs[@]}" "$unitsdir")
 s3dir="$PWD/.s3-test"
 promdir="$PWD/.prometheus-test"
 pgdir="${TMPDIR:-/tmp}/oltpbench-postgres-test" # outside the checkout: the server runs as the postgres user
 toxidir="$PWD/.toxiproxy-test"
-for d in "${shard_dirs[@]}"; do scripts/mariadb-stop.sh "$d" --wipe; done
+for d in "${server_dirs[@]}"; do scripts/mariadb-stop.sh "$d" --wipe; done
 scripts/s3-stop.sh "$s3dir" --wipe
 scripts/prometheus-stop.sh "$promdir" --wipe
 scripts/postgres-stop.sh "$pgdir" --wipe
 scripts/s3-stop.sh "$toxidir" --wipe
 bins=$(mktemp -d)
-trap 'wait; for d in "${shard_dirs[@]}"; do scripts/mariadb-stop.sh "$d" --wipe & done; scripts/s3-stop.sh "$s3dir" --wipe & scripts/prometheus-stop.sh "$promdir" --wipe & scripts/postgres-stop.sh "$pgdir" --wipe & scripts/s3-stop.sh "$toxidir" --wipe & wait; rm -rf "$bins"' EXIT
+trap 'wait; for d in "${server_dirs[@]}"; do scripts/mariadb-stop.sh "$d" --wipe & done; scripts/s3-stop.sh "$s3dir" --wipe & scripts/prometheus-stop.sh "$promdir" --wipe & scripts/postgres-stop.sh "$pgdir" --wipe & scripts/s3-stop.sh "$toxidir" --wipe & wait; rm -rf "$bins"' EXIT
 # The servers start side by side (each in a folder of its own, on a port
 # of its own) while the code is checked and the test binaries built; a
 # start that fails fails the test.
 starts=()
-for d in "${shard_dirs[@]}"; do scripts/mariadb-start.sh "$d" & starts+=($!); done
+for d in "${server_dirs[@]}"; do scripts/mariadb-start.sh "$d" & starts+=($!); done
 scripts/s3-start.sh "$s3dir" & starts+=($!)
 scripts/prometheus-start.sh "$promdir" & starts+=($!)
 scripts/postgres-start.sh "$pgdir" & starts+=($!)
@@ -63,8 +66,8 @@ set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; . "$toxi
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
 
 # The other packages' tests (those with concurrency under the race
-# detector) run beside cmd/oltpbench's shards, on the first MariaDB with
-# databases of their own; their output follows the shards'.
+# detector) run beside cmd/oltpbench's shards, on a MariaDB of their own
+# (the shards' tests stop and start theirs); their output follows the shards'.
 # A package tested under the race detector is not tested again without it.
 # make fuzz runs here too, briefly, on two targets (all of them:
 # CI_FUZZ_ONLY=. ; each costs an instrumented build, about 8 s). A count of
@@ -78,6 +81,9 @@ race_re=$(printf '|%s' "${race[@]#./}")
 heavy='TestPlantedSteps|TestDDLAndRefreshParseForTiDB'
 units=$(mktemp)
 (
+  set -a
+  . "$unitsdir/env"
+  set +a
   go test -race -count=1 "${race[@]}" &&
     go test -count=1 -run "^($heavy)\$" "${race[@]}" &&
     go test -count=1 -timeout 20m $(go list ./... | grep -v -E "/cmd/oltpbench\$|/(${race_re#|})\$") &&
