@@ -38,10 +38,10 @@ func BenchmarkGen(b *testing.B) {
 func BenchmarkTextPool(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		p := buildPool()
+		p, free := buildPool()
 		if len(p) != poolSize {
 			b.Fatal(len(p))
 		}
-		freePool(p)
+		free()
 	}
 }

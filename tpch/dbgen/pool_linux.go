@@ -2,23 +2,18 @@ package dbgen
 
 import "golang.org/x/sys/unix"
 
-// poolBuffer is the text pool's memory: on Linux, anonymous memory the
-// kernel is asked to back with huge pages (MADV_HUGEPAGE; "madvise" is the
-// usual transparent huge page setting), since comments are read at random
-// places of its 300 MiB and 4 KiB pages cost a TLB miss at nearly each one.
-// Ordinary memory where that fails.
-func poolBuffer(n int) []byte {
+// poolBuffer is the text pool's memory, and how to give it back (a
+// benchmark making many pools): on Linux, anonymous memory the kernel is
+// asked to back with huge pages (MADV_HUGEPAGE; "madvise" is the usual
+// transparent huge page setting), since comments are read at random places
+// of its 300 MiB and 4 KiB pages cost a TLB miss at nearly each one; out of
+// the GC's heap, it does not let the heap grow to twice it. Ordinary memory
+// where that fails.
+func poolBuffer(n int) ([]byte, func()) {
 	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {
-		return make([]byte, 0, n)
+		return make([]byte, 0, n), func() {}
 	}
 	unix.Madvise(b, unix.MADV_HUGEPAGE) // advice: ignored where huge pages are off
-	return b[:0]
-}
-
-// freePool returns a pool's memory (a benchmark making many).
-func freePool(b []byte) {
-	if unix.Munmap(b[:cap(b)]) != nil {
-		return // memory of make: the GC's
-	}
+	return b[:0], func() { unix.Munmap(b) }
 }

@@ -2,8 +2,5 @@
 
 package dbgen
 
-// poolBuffer is the text pool's memory.
-func poolBuffer(n int) []byte { return make([]byte, 0, n) }
-
-// freePool returns a pool's memory (a benchmark making many): the GC's.
-func freePool([]byte) {}
+// poolBuffer is the text pool's memory, and how to give it back: the GC's.
+func poolBuffer(n int) ([]byte, func()) { return make([]byte, 0, n), func() {} }

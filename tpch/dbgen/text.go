@@ -14,14 +14,14 @@ var (
 // grammar (clause 4.2.2.14) from the text stream, each followed by a space,
 // the last one cut at the pool's length.
 func textPool() []byte {
-	poolOnce.Do(func() { pool = buildPool() })
+	poolOnce.Do(func() { pool, _ = buildPool() }) // kept for the process
 	return pool
 }
 
-func buildPool() []byte {
+func buildPool() ([]byte, func()) {
 	var s streams
 	s.seek(1, []int{textSD})
-	buf := poolBuffer(poolSize)
+	buf, free := poolBuffer(poolSize)
 	var sent []byte
 	for len(buf) < poolSize {
 		sent = s.sentence(sent[:0])
@@ -31,7 +31,7 @@ func buildPool() []byte {
 			buf = append(buf, sent[:need]...)
 		}
 	}
-	return buf
+	return buf, free
 }
 
 // sentence appends one sentence: a grammar form's noun phrases, verb
