@@ -205,6 +205,21 @@ func execOn(t *testing.T, conn []string, db, stmt string) {
 	}
 }
 
+// whyAcross runs plan p as version A, then stmt on the server (in db),
+// then p again as version B, and returns report compare --why of A and B.
+func whyAcross(t *testing.T, p string, conn []string, db, stmt string) string {
+	t.Helper()
+	a, b := t.TempDir(), t.TempDir()
+	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", a, "--"}, conn...)...), "version A")
+	execOn(t, conn, db, stmt)
+	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", b, "--"}, conn...)...), "version B")
+	out := inProcess("report", "compare", a, b, "--names=A,B", "--why").stdout
+	if i := strings.Index(out, "Why ("); i >= 0 {
+		t.Logf("%s", out[i:])
+	}
+	return out
+}
+
 // whyWithoutEvidence: a version whose results have no evidence (older
 // files) compares, and the report says what is missing.
 func whyWithoutEvidence(t *testing.T, with string) {
@@ -292,17 +307,10 @@ func TestWhyTPCC(t *testing.T) {
 	t.Cleanup(func() { stopServer(t, srv, true) })
 	// No reset between the repeats: a reload would make the index again.
 	p := writePlan(t, "[dataset]\nworkload = \"tpcc\"\noptions = { warehouses = 1 }\n[[step]]\nthreads = [4]\ntime = \"1s\"\nrepeats = 4\n")
-	a, b := t.TempDir(), t.TempDir()
-	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", a, "--"}, conn...)...), "version A")
-	// Version B: the same dataset without the index.
-	execOn(t, conn, "whytpcc", "ALTER TABLE customer DROP INDEX idx_customer")
-	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", b, "--"}, conn...)...), "version B")
-	// --why: the cause is named whether or not 4 noisy repeats of 1 s make
-	// the drop significant (the index's cost is 10-20% of tpmC here).
-	out := inProcess("report", "compare", a, b, "--names=A,B", "--why").stdout
-	if i := strings.Index(out, "Why ("); i >= 0 {
-		t.Logf("%s", out[i:])
-	}
+	// Version B: the same dataset without the index. --why: the cause is
+	// named whether or not 4 noisy repeats of 1 s make the drop
+	// significant (the index's cost is 10-20% of tpmC here).
+	out := whyAcross(t, p, conn, "whytpcc", "ALTER TABLE customer DROP INDEX idx_customer")
 	for _, want := range []string{"Why (the evidence):\n  4 threads, A -> B:\n", "    statement SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first: server latency ",
 		"    client statement payment.customer_by_name: client latency ",
 		"    plan of SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first: "} {

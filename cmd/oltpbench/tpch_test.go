@@ -387,14 +387,7 @@ repeats = 2
 time = "60s"
 options = { queries = "q17", refresh = "false" }
 `)
-	a, b := t.TempDir(), t.TempDir()
-	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", a, "--"}, conn...)...), "version A")
-	execOn(t, conn, "whytpch", "ALTER TABLE lineitem DROP INDEX idx_l_partkey_suppkey")
-	mustOK(t, ob(t, nil, append([]string{"plan", "run", p, "--result-dir", b, "--"}, conn...)...), "version B")
-	out := inProcess("report", "compare", a, b, "--names=A,B", "--why").stdout
-	if i := strings.Index(out, "Why ("); i >= 0 {
-		t.Logf("%s", out[i:])
-	}
+	out := whyAcross(t, p, conn, "whytpch", "ALTER TABLE lineitem DROP INDEX idx_l_partkey_suppkey")
 	for _, want := range []string{"Why (the evidence):\n  2 threads, A -> B",
 		"    statement SELECT SUM ( `l_extendedprice` ) / ? AS `avg_yearly` FROM `lineitem` , `part` WHERE `p_partkey` = `l...: server latency ",
 		"    client statement q17.q17: client latency ",
