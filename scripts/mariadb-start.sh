@@ -18,7 +18,8 @@ if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then
 fi
 export PATH="$PATH:/usr/sbin:/usr/bin"
 
-if [ -f "$dir/mysqld.pid" ] && kill -0 "$(cat "$dir/mysqld.pid")" 2>/dev/null; then
+. "$(dirname "$0")/alive.sh"
+if [ -f "$dir/mysqld.pid" ] && alive "$(cat "$dir/mysqld.pid")"; then
   exit 0 # already running
 fi
 

@@ -6,12 +6,13 @@
 # Prints nothing but errors; writes DIR/env: OLTPBENCH_TEST_PROM_URL (the
 # HTTP API) and OLTPBENCH_TEST_METRICS_ADDR (where oltpbench should listen).
 set -euo pipefail
+. "$(dirname "$0")/alive.sh"
 dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/.prometheus"}
 mkdir -p "$dir/data"
 dir=$(cd "$dir" && pwd)
 prom=$(command -v prometheus || echo /usr/bin/prometheus)
 [ -x "$prom" ] || { echo "prometheus-start: prometheus is not installed: apt-get install -y prometheus" >&2; exit 1; }
-if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+if [ -f "$dir/pid" ] && alive "$(cat "$dir/pid")"; then
   exit 0 # already running
 fi
 freeport() {

@@ -4,6 +4,7 @@
 # when missing. Usage: scripts/s3-start.sh [DIR]   (default: .s3 under the project)
 # Prints nothing but errors; writes DIR/env (OLTPBENCH_TEST_S3_* variables).
 set -euo pipefail
+. "$(dirname "$0")/alive.sh"
 dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/.s3"}
 mkdir -p "$dir/data"
 dir=$(cd "$dir" && pwd)
@@ -16,7 +17,7 @@ if [ ! -x "$vgw" ]; then
     { echo "s3-start: go install github.com/versity/versitygw/cmd/versitygw@$version failed" >&2; exit 1; }
   vgw="$gobin/versitygw"
 fi
-if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+if [ -f "$dir/pid" ] && alive "$(cat "$dir/pid")"; then
   exit 0 # already running
 fi
 if [ -f "$dir/port" ]; then

@@ -6,6 +6,7 @@
 # DIR/env (OLTPBENCH_TEST_TOXIPROXY, its API's address). Stop it with
 # scripts/s3-stop.sh DIR (a pid file in DIR).
 set -euo pipefail
+. "$(dirname "$0")/alive.sh"
 dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/.toxiproxy"}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -17,7 +18,7 @@ if [ ! -x "$bindir/server" ]; then
   GOBIN=$bindir go install "github.com/Shopify/toxiproxy/v2/cmd/server@$version" ||
     { echo "toxiproxy-start: go install github.com/Shopify/toxiproxy/v2/cmd/server@$version failed" >&2; exit 1; }
 fi
-if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+if [ -f "$dir/pid" ] && alive "$(cat "$dir/pid")"; then
   exit 0 # already running
 fi
 if [ -f "$dir/port" ]; then
