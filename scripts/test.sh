@@ -34,7 +34,8 @@ dir="$PWD/.mariadb-test"
 shard_dirs=("$dir")
 for i in $(seq 2 "$shards"); do shard_dirs+=("$PWD/.mariadb-test-$i"); done
 unitsdir="$PWD/.mariadb-test-units"
-server_dirs=("${shard_dirs[@]}" "$unitsdir")
+alonedir="$PWD/.mariadb-test-alone" # the tests that need the machine alone: they load their data beside the shards, then wait
+server_dirs=("${shard_dirs[@]}" "$unitsdir" "$alonedir")
 s3dir="$PWD/.s3-test"
 promdir="$PWD/.prometheus-test"
 pgdir="${TMPDIR:-/tmp}/oltpbench-postgres-test" # outside the checkout: the server runs as the postgres user
@@ -95,7 +96,7 @@ for d in "${shard_dirs[@]}"; do envs+=(-env "$d/env"); done
 # The tests of the one Prometheus share the first shard; TEST_TIMES=1
 # rewrites the seconds the shards are balanced by.
 shards_rc=0
-"$bins/testshards" -pkg ./cmd/oltpbench -test-bin "$bins/oltpbench.test" -tool "$bins/oltpbench" "${envs[@]}" -timeout 25m \
+"$bins/testshards" -pkg ./cmd/oltpbench -test-bin "$bins/oltpbench.test" -tool "$bins/oltpbench" "${envs[@]}" -alone-env "$alonedir/env" -timeout 25m \
   -pin '^(TestMetricsPrometheus|TestDropInCompiledTests|TestErrorCodesDeadlocksAndRestart)$' ${TEST_TIMES:+-update-times} || shards_rc=$?
 units_rc=0
 wait "$units_pid" || units_rc=$?

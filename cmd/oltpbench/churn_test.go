@@ -112,12 +112,12 @@ func TestConnectionChurn(t *testing.T) {
 // standard deviation), a ramp's its mean; latency stays open-loop; a bad
 // schedule is one line.
 func TestRateSchedule(t *testing.T) {
-	alone(t) // its assertions are about speed and timing
 	needServer(t)
 	db := "rate_schedule"
 	freshDB(t, db)
 	size := []string{"--tables=1", "--table-size=1000"}
 	mustOK(t, sb(t, db, append([]string{"oltp_point_select", "prepare"}, size...)...), "prepare")
+	alone(t) // its assertions are about speed and timing
 	f := filepath.Join(t.TempDir(), "r.json")
 	r := sb(t, db, append([]string{"oltp_point_select", "--threads=8", "--time=12", "--rate=1000@4s,3000@4s,1000-2000@4s", "--result-file=" + f, "run"}, size...)...)
 	mustOK(t, r, "run")

@@ -71,7 +71,6 @@ repeats = 4
 // Handler_read_rnd_next per event up by more than 10x; A -> B names no
 // cause. Results without evidence still compare, saying so.
 func TestWhyEvidence(t *testing.T) {
-	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	needServer(t)
 	srv := t.TempDir()
 	conn := append(psServer(t, srv, "256M"), "--mysql-db=why", "--statement-latency")
@@ -81,6 +80,7 @@ func TestWhyEvidence(t *testing.T) {
 	// which are one server: once in a CI-like run after settling): off.
 	execOn(t, conn, "", "SET GLOBAL optimizer_switch = 'index_condition_pushdown=off'")
 	settled(t, conn)
+	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	p := writePlan(t, whyPlan)
 	dirs := planVersions(t, p, conn, "why", "C", "A", "B", "C")
 	r := inProcess("report", "compare", dirs["A"], dirs["B"], dirs["C"], "--names=A,B,C")
@@ -304,11 +304,11 @@ func TestEvidenceWithoutPerformanceSchema(t *testing.T) {
 // slower and its plan changed. (order_line has no secondary index in this
 // layout to drop; customer's is the one Payment and Order-Status read by.)
 func TestWhyTPCC(t *testing.T) {
-	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	needServer(t)
 	srv := t.TempDir()
 	conn := append(psServer(t, srv, "256M"), "--mysql-db=whytpcc", "--statement-latency")
 	t.Cleanup(func() { stopServer(t, srv, true) })
+	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	// No reset between the repeats: a reload would make the index again.
 	p := writePlan(t, "[dataset]\nworkload = \"tpcc\"\noptions = { warehouses = 1 }\n[[step]]\nthreads = [4]\ntime = \"1s\"\nrepeats = 4\n")
 	// Version B: the same dataset without the index. --why: the cause is

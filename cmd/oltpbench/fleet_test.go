@@ -84,8 +84,8 @@ time = "2s"
 // Alone: how close the clients start is the machine's.
 func TestPlanClients(t *testing.T) {
 	needServer(t)
-	alone(t) // its clients' start within 50 ms and its 1% are the machine's
 	freshDB(t, "fleet")
+	alone(t) // its clients' start within 50 ms and its 1% are the machine's
 	p := writePlan(t, fleetPlan)
 	dir, port := t.TempDir(), freePort(t)
 	f1 := startClient(t, clientArgs(p, dir, port, "fleet", 3, 1)...)

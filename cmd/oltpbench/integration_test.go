@@ -58,13 +58,33 @@ func TestMain(m *testing.M) {
 }
 
 // alone marks a test that needs the machine to itself: its assertions are
-// about speed or timing, which other tests' load would move.
-// scripts/testshards runs it after the shards, by itself; in a shard
-// (OLTPBENCH_TEST_SHARED set) it is skipped.
+// about speed or timing, which other tests' load would move. What comes
+// before the call (loading its data) may share the machine. Under
+// scripts/testshards the test starts beside the shards, against a server
+// of its own, and waits here at its gate (OLTPBENCH_TEST_GATE, a named
+// pipe) until the shards are done and the tests gated before it have
+// ended; in a shard (OLTPBENCH_TEST_SHARED set) it is skipped.
 func alone(t *testing.T) {
 	t.Helper()
 	if os.Getenv("OLTPBENCH_TEST_SHARED") != "" {
 		t.Skip("needs the machine alone: scripts/testshards runs it after the shards")
+	}
+	gate := os.Getenv("OLTPBENCH_TEST_GATE")
+	if gate == "" {
+		return
+	}
+	if err := os.WriteFile(gate+".ready", nil, 0o644); err != nil {
+		t.Fatalf("the gate: %v", err)
+	}
+	// Opening a named pipe for reading waits for its writer; this wait is
+	// bounded by the test binary's -test.timeout.
+	f, err := os.Open(gate)
+	if err != nil {
+		t.Fatalf("the gate: %v", err)
+	}
+	defer f.Close()
+	if b, err := io.ReadAll(f); err != nil || string(b) != "go\n" {
+		t.Fatalf("the gate said %q (%v), want go", b, err)
 	}
 }
 
@@ -865,7 +885,6 @@ func TestClientBound(t *testing.T) {
 // doing, said as such ("host busy"), not client-bound. (A pinned dry run is
 // still client-bound: TestClientBound.)
 func TestHostBusyNotClientBound(t *testing.T) {
-	alone(t) // its assertions are about speed and timing
 	needServer(t)
 	db := "host_busy"
 	freshDB(t, db)
@@ -873,6 +892,7 @@ func TestHostBusyNotClientBound(t *testing.T) {
 	if _, err := openDB(t, db).Exec("ALTER TABLE sbtest1 DROP INDEX k_1"); err != nil { // every range a full scan
 		t.Fatal(err)
 	}
+	alone(t) // its assertions are about speed and timing
 	file := filepath.Join(t.TempDir(), "scan.json")
 	r := sb(t, db, "select_random_ranges", "--tables=1", "--table-size=20000", "--threads=8", "--time=3", "--skip-dataset-check",
 		"--result-file="+file, "--notes", "run")

@@ -34,10 +34,10 @@ func searchTable(t *testing.T, out string) (map[int]string, []int) {
 // input is one line each.
 func TestTPCCSearch(t *testing.T) {
 	needServer(t)
-	alone(t) // its probes' efficiency is the machine's: 74% at 1 warehouse beside five shards
 	db := "tpcc_search"
 	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=10", "--threads=4"), "prepare")
+	alone(t) // its probes' efficiency is the machine's: 74% at 1 warehouse beside five shards
 	dir := t.TempDir()
 	args := []string{"search", "--warehouses=10", "--wait=0.002", "--time=2", "--report-interval=0", "--result-dir=" + dir}
 
@@ -165,8 +165,8 @@ func TestTPCCSearchConstraint(t *testing.T) {
 // it are refused before anything runs.
 func TestPlanSearchStep(t *testing.T) {
 	needServer(t)
-	alone(t) // its probes' efficiency is the machine's: 73% at 1 warehouse beside four shards
 	freshDB(t, "plan_search")
+	alone(t) // its probes' efficiency is the machine's: 73% at 1 warehouse beside four shards
 	step := `[dataset]
 workload = "tpcc"
 options = { warehouses = 4 }

@@ -78,8 +78,8 @@ func visitOrder(out string) string {
 // CPU against two is what the report must see, and other tests' load
 // would blur it.
 func TestVersionsPlan(t *testing.T) {
-	alone(t)
 	srv, conn := versionServer(t)
+	alone(t)
 	p := versionsPlan(t, srv, `list = ["A", "B", "C"]`, `[[step]]
 test = "oltp_point_select"
 threads = [2]
@@ -139,8 +139,8 @@ repeats = 4
 // sustained in every run), which --fail-on gates. Alone: A's probes'
 // efficiency is the machine's.
 func TestVersionsCapacity(t *testing.T) {
-	alone(t)
 	srv, conn := versionServer(t)
+	alone(t)
 	p := versionsPlanOf(t, srv, "workload = \"tpcc\"\noptions = { warehouses = 4 }", `list = ["A", "D"]`, `[[step]]
 name = "capacity"
 search = "warehouses"

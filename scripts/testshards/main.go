@@ -4,7 +4,9 @@
 // tests that need the machine alone, one by one. Integration tests mostly
 // wait on time (runs of fixed length, toxics, restarts), so shards on
 // their own databases overlap that waiting; a test whose assertions are
-// about speed or timing says so by calling alone(t) and runs by itself.
+// about speed or timing says so by calling alone(t) and runs that part by
+// itself: with -alone-env it starts beside the shards on a server of its
+// own and waits at alone(t) until the shards are done (see gated).
 //
 //	go run ./scripts/testshards -pkg ./cmd/oltpbench -env a/env -env b/env -env c/env
 //
@@ -21,6 +23,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -32,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/oltpbench/oltpbench/internal/engine/health"
@@ -53,6 +57,7 @@ func main() {
 	only := flag.String("run", "", "a regexp: run only the tests it matches")
 	testBin := flag.String("test-bin", "", "the package's test binary, built already (default: built here)")
 	toolBin := flag.String("tool", "", "the package's command, built already (default: built here)")
+	aloneEnv := flag.String("alone-env", "", "an env file for the tests that run alone: they start beside the shards on it and wait at alone(t) (default: after the shards, on the first env)")
 	flag.Parse()
 	if len(envs) == 0 {
 		fail("testshards: give one -env file a shard")
@@ -91,7 +96,7 @@ func main() {
 	}
 	q, last := queue(names, alone, pinRe, secs)
 
-	measured, failed := runAll(bin, *pkg, tool, envs, q, last, secs, *timeout)
+	measured, failed := runAll(bin, *pkg, tool, envs, *aloneEnv, q, last, secs, *timeout)
 	if *update {
 		// The tests not run (-run, skipped) keep their seconds.
 		for _, n := range all {
@@ -109,14 +114,22 @@ func main() {
 }
 
 // runAll runs the shards at once, each taking tests from q on its env,
-// then the tests that run alone one by one on the first env; it returns
-// the seconds each test took and whether any failed.
-func runAll(bin, pkg, tool string, envs []string, q *tests, last []string, secs seconds, timeout time.Duration) (map[string]float64, bool) {
+// then the tests that run alone one by one; it returns the seconds each
+// test took and whether any failed. With aloneEnv the tests that run
+// alone start with the shards, on it, and wait at their gates (see gated).
+func runAll(bin, pkg, tool string, envs []string, aloneEnv string, q *tests, last []string, secs seconds, timeout time.Duration) (map[string]float64, bool) {
 	start := time.Now()
 	measured := map[string]float64{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	failed := false
+	var gates []*gated
+	if aloneEnv != "" {
+		for _, n := range last {
+			// Twice the bound: a gated test's time includes its wait for the shards.
+			gates = append(gates, startGated(bin, pkg, n, append(readEnv(aloneEnv), "OLTPBENCH_TEST_BIN="+tool), 2*timeout))
+		}
+	}
 	for i := range envs {
 		wg.Go(func() {
 			env := append(readEnv(envs[i]), "OLTPBENCH_TEST_BIN="+tool, "OLTPBENCH_TEST_SHARED=1")
@@ -143,10 +156,26 @@ func runAll(bin, pkg, tool string, envs []string, q *tests, last []string, secs 
 	}
 	wg.Wait()
 	fmt.Printf("testshards: %s: %d shards in %.0f s\n", pkg, len(envs), time.Since(start).Seconds())
-	for _, n := range last {
-		if w := quiet(0.85, 30*time.Second); w > time.Second {
-			fmt.Printf("testshards: waited %.0f s for the machine to be quiet\n", w.Seconds())
+	if gates != nil {
+		// None goes on while another still loads its data beside it.
+		for _, g := range gates {
+			g.waitReady()
 		}
+		for _, g := range gates {
+			waitQuiet()
+			out, ok, took, setup := g.release()
+			if setup >= time.Second {
+				fmt.Printf("testshards: %s: its first %.0f s beside the shards, then alone:\n", g.name, setup.Seconds())
+			}
+			failed = !report("alone", true, []string{g.name}, out, ok, took, secs.of(g.name), measured) || failed
+			measured[g.name] = took.Seconds() // its time alone, not its wait at the gate
+		}
+	}
+	for _, n := range last {
+		if gates != nil {
+			break
+		}
+		waitQuiet()
 		env := append(readEnv(envs[0]), "OLTPBENCH_TEST_BIN="+tool)
 		out, ok, took := runTests(bin, pkg, []string{n}, env, timeout)
 		failed = !report("alone", true, []string{n}, out, ok, took, secs.of(n), measured) || failed
@@ -155,15 +184,100 @@ func runAll(bin, pkg, tool string, envs []string, q *tests, last []string, secs 
 	return measured, failed
 }
 
+func waitQuiet() {
+	if w := quiet(0.85, 30*time.Second); w > time.Second {
+		fmt.Printf("testshards: waited %.0f s for the machine to be quiet\n", w.Seconds())
+	}
+}
+
+// gated is a test that runs alone, started beside the shards: what it
+// does before alone(t) (its data) shares the machine; at alone(t) it
+// writes GATE.ready and opens the named pipe GATE for reading, which
+// waits until release opens it for writing and says "go".
+type gated struct {
+	name, gate string
+	started    time.Time
+	done       chan struct{}
+	out        string
+	ok         bool
+	ready      time.Time // when it reached its gate (zero: it ended before)
+}
+
+func startGated(bin, pkg, name string, env []string, timeout time.Duration) *gated {
+	dir, err := os.MkdirTemp("", "testshards-gate")
+	if err != nil {
+		fail("testshards: %v", err)
+	}
+	g := &gated{name: name, gate: filepath.Join(dir, "gate"), started: time.Now(), done: make(chan struct{})}
+	if err := syscall.Mkfifo(g.gate, 0o600); err != nil {
+		fail("testshards: the gate of %s: %v", name, err)
+	}
+	go func() {
+		defer close(g.done)
+		defer os.RemoveAll(dir)
+		// runTests bounds the process by timeout (and the test binary
+		// itself by -test.timeout): a test that never reaches its gate
+		// or never ends is killed, and done closes.
+		g.out, g.ok, _ = runTests(bin, pkg, []string{name}, append(env, "OLTPBENCH_TEST_GATE="+g.gate), timeout)
+	}()
+	return g
+}
+
+// waitReady waits until the test is at its gate or has ended. Polling a
+// file's presence, each wait bounded by the test process's own timeout.
+func (g *gated) waitReady() {
+	for {
+		if fi, err := os.Stat(g.gate + ".ready"); err == nil {
+			g.ready = fi.ModTime() // written as the test reached its gate
+			return
+		}
+		select {
+		case <-g.done:
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// release lets the test go on alone and waits for its end: its output,
+// whether it passed, how long it ran alone and what it did before.
+func (g *gated) release() (string, bool, time.Duration, time.Duration) {
+	at := time.Now()
+	for !g.ready.IsZero() {
+		// O_NONBLOCK: ENXIO until the test has the pipe open for reading
+		// (it writes GATE.ready just before).
+		f, err := os.OpenFile(g.gate, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			f.WriteString("go\n")
+			f.Close()
+			break
+		}
+		if !errors.Is(err, syscall.ENXIO) {
+			fail("testshards: the gate of %s: %v", g.name, err)
+		}
+		select {
+		case <-g.done:
+		case <-time.After(20 * time.Millisecond):
+			continue
+		}
+		break
+	}
+	<-g.done
+	if g.ready.IsZero() {
+		return g.out, g.ok, time.Since(g.started), 0
+	}
+	return g.out, g.ok, time.Since(at), g.ready.Sub(g.started)
+}
+
 // quiet waits, at most max, until the machine's CPUs were idle for at
-// least the share idle of half a second (health.HostCPU, /proc/stat): a
+// least the share idle of a quarter of a second (health.HostCPU, /proc/stat): a
 // test that needs the machine alone does not start while the shards'
 // servers still flush what the shards wrote. It returns how long it waited.
 func quiet(idle float64, max time.Duration) time.Duration {
 	start := time.Now()
 	for time.Since(start) < max {
 		b0, t0 := health.HostCPU()
-		time.Sleep(500 * time.Millisecond) // sampling the CPUs, not waiting on a race
+		time.Sleep(250 * time.Millisecond) // sampling the CPUs, not waiting on a race
 		b1, t1 := health.HostCPU()
 		if t1 <= t0 || 1-float64(b1-b0)/float64(t1-t0) >= idle {
 			break
