@@ -65,6 +65,15 @@ type Report struct {
 	Skipped               int64 // units found done (resume) or left to other shards
 	// Index is the time spent adding indexes, partly overlapping Load.
 	Create, Load, Index, Analyze, Total time.Duration
+	// Units are the units this load wrote (not those done earlier), each
+	// one transaction: a LOAD DATA or the INSERTs of its rows.
+	Units []UnitTime
+}
+
+// UnitTime is one unit's rows and the time its transaction took.
+type UnitTime struct {
+	Rows int64
+	Took time.Duration
 }
 
 // ExistingTablesError names tables that are already there.
@@ -463,6 +472,7 @@ func (j *job) load(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.o.Threads)
 	var seq atomic.Int64
+	var unitsMu sync.Mutex
 	for _, tk := range j.tasks {
 		if gctx.Err() != nil {
 			break
@@ -470,10 +480,14 @@ func (j *job) load(ctx context.Context) error {
 		g.Go(func() error {
 			announceTable(tk.u.ti)
 			t := &j.ds.Tables[tk.u.ti]
+			start := time.Now()
 			l, err := loadUnit(gctx, unitLoad{pool: j.pool, seq: int(seq.Add(1)), t: t, u: tk.u, redo: tk.redo, mode: j.rep.Mode, files: j.files, o: j.o})
 			if err != nil {
 				return fmt.Errorf("loading %s unit %d: %w", t.Name, tk.u.idx, err)
 			}
+			unitsMu.Lock()
+			j.rep.Units = append(j.rep.Units, UnitTime{Rows: l.Rows, Took: time.Since(start)})
+			unitsMu.Unlock()
 			m.add(l.Rows, l.Bytes)
 			j.prog.unit(tk.u.ti, l.Rows, l.Bytes)
 			if j.left[tk.u.ti].Add(-1) == 0 && j.o.Shards == 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oltpbench/oltpbench/internal/hist"
 	"github.com/oltpbench/oltpbench/internal/measure"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // OutputGoYCSB is go-ycsb's output: the request distribution and the
@@ -105,6 +106,33 @@ func (p *peerReport) final(f *measure.Final) {
 	p.lines(f.Hists, f.Elapsed)
 }
 
+// loaded prints the end of a load as go-ycsb does: INSERT, a line an
+// operation, with a row a statement (batch 1), BATCH_INSERT with more,
+// then TOTAL. The loader writes units of many rows (20,000, or the batch):
+// a BATCH_INSERT is one unit and its time; an INSERT is one row, and its
+// time its share of its unit's (the unit's time over its rows).
+func (p *peerReport) loaded(l workload.LoadFigures, batch int64) {
+	h := hist.New()
+	name := "INSERT"
+	if batch > 1 {
+		name = "BATCH_INSERT"
+	}
+	for _, u := range l.Units {
+		if batch > 1 {
+			h.RecordValue(u.Took.Microseconds())
+		} else if u.Rows > 0 {
+			h.RecordValues(u.Took.Microseconds()/u.Rows, u.Rows)
+		}
+	}
+	fmt.Fprintln(p.w, stars)
+	fmt.Fprintf(p.w, "Run finished, takes %s\n", l.Took)
+	if h.TotalCount() == 0 {
+		return
+	}
+	p.line(name, h, l.Took)
+	p.line("TOTAL", h, l.Took)
+}
+
 // lines are one line per operation that ran and the TOTAL, by name, as
 // go-ycsb counts them: READ and UPDATE with a read-modify-write's read and
 // update, TOTAL the database calls (not READ_MODIFY_WRITE).
@@ -141,13 +169,17 @@ func (p *peerReport) lines(hs []*hdr.Histogram, took time.Duration) {
 	}
 	ls = append(ls, line{"TOTAL", total})
 	sort.Slice(ls, func(i, j int) bool { return ls[i].name < ls[j].name })
-	s := took.Seconds()
 	for _, l := range ls {
-		h := l.h
-		fmt.Fprintf(p.w, "%-6s - Takes(s): %.1f, Count: %d, OPS: %.1f, Avg(us): %d, Min(us): %d, Max(us): %d, 50th(us): %d, 90th(us): %d, 95th(us): %d, 99th(us): %d, 99.9th(us): %d, 99.99th(us): %d\n",
-			l.name, s, h.TotalCount(), float64(h.TotalCount())/s, int64(h.Mean()), h.Min(), h.Max(), h.ValueAtQuantile(50), h.ValueAtQuantile(90),
-			h.ValueAtQuantile(95), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.ValueAtQuantile(99.99))
+		p.line(l.name, l.h, took)
 	}
+}
+
+// line is one operation's go-ycsb line.
+func (p *peerReport) line(name string, h *hdr.Histogram, took time.Duration) {
+	s := took.Seconds()
+	fmt.Fprintf(p.w, "%-6s - Takes(s): %.1f, Count: %d, OPS: %.1f, Avg(us): %d, Min(us): %d, Max(us): %d, 50th(us): %d, 90th(us): %d, 95th(us): %d, 99th(us): %d, 99.9th(us): %d, 99.99th(us): %d\n",
+		name, s, h.TotalCount(), float64(h.TotalCount())/s, int64(h.Mean()), h.Min(), h.Max(), h.ValueAtQuantile(50), h.ValueAtQuantile(90),
+		h.ValueAtQuantile(95), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.ValueAtQuantile(99.99))
 }
 
 // shown are the properties go-ycsb prints: those the files and -p gave,

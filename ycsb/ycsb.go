@@ -83,6 +83,7 @@ type ycsb struct {
 	scanZipf       *zipfian
 	choose         chooser
 	seed           uint64
+	peerOut        bool // --output=go-ycsb: a load prints go-ycsb's lines
 }
 
 func (w *ycsb) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
@@ -142,6 +143,9 @@ func (w *ycsb) ApplyOptions(command string, fs *pflag.FlagSet, warn io.Writer) e
 				return fmt.Errorf("%s: %w", flag, err)
 			}
 		}
+	}
+	if f := fs.Lookup("output"); f != nil {
+		w.peerOut = f.Value.String() == OutputGoYCSB
 	}
 	if p.str("mysql.password") != "" {
 		fmt.Fprintln(warn, "oltpbench: mysql.password in a property file is not read: give it with MYSQL_PWD or --mysql-password-file")
@@ -204,6 +208,13 @@ func (w *ycsb) Setup(s *workload.Setup) error {
 
 func (w *ycsb) Name() string { return "ycsb" }
 
+// batch is go-ycsb's batch.size: rows per INSERT of a load (1: a row a
+// statement).
+func (w *ycsb) batch() int64 {
+	b, _ := w.p.int("batch.size")
+	return max(b, 1)
+}
+
 // commandFirst reads go-ycsb's order, the command before the binding
 // (load mysql), as oltpbench's, the command last (mysql load).
 func commandFirst(args []string, _, _ io.Writer) []string {
@@ -241,7 +252,7 @@ func (w *ycsb) Dataset() dataset.Dataset {
 	// each of the loader's units (one LOAD DATA or INSERT transaction);
 	// go-ycsb's default of 1, a row a statement, leaves the loader's.
 	chunk := int64(20000)
-	if b, _ := w.p.int("batch.size"); b > 1 {
+	if b := w.batch(); b > 1 {
 		chunk = b
 	}
 	return dataset.Dataset{Workload: "ycsb", Meta: w.Sizes(), Tables: []dataset.Table{{
@@ -282,7 +293,15 @@ func (w *ycsb) Metric() result.Metric {
 	return result.Metric{Name: "ops/s", Unit: "operations per second", Ops: ops, PerSeconds: 1, LatencyOp: "ycsb_read"}
 }
 
-func (w *ycsb) Hooks() workload.Hooks { return workload.Hooks{Validate: w.validate} }
+func (w *ycsb) Hooks() workload.Hooks {
+	h := workload.Hooks{Validate: w.validate}
+	if w.peerOut {
+		out := &peerReport{}
+		h.Peer.BeforeLoad = func(wr io.Writer) { out.w = wr; out.header(w) }
+		h.Peer.Loaded = func(wr io.Writer, l workload.LoadFigures) { out.w = wr; out.loaded(l, w.batch()) }
+	}
+	return h
+}
 
 // validate finds the usertable with at least recordcount records.
 func (w *ycsb) validate(ctx context.Context, db *sql.DB, schema string) error {

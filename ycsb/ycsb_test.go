@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/oltpbench/oltpbench/internal/random"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // YCSB's first keys in its hashed insert order: user6284781860667377211
@@ -178,5 +180,33 @@ func BenchmarkScrambledZipfian(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c.next(r, 1_000_000)
+	}
+}
+
+// TestLoadedLines: a load's end in go-ycsb's words: a row a statement,
+// each row's time its share of its unit's; with batch.size, a unit a
+// BATCH_INSERT with its own time.
+func TestLoadedLines(t *testing.T) {
+	units := []workload.LoadUnit{{Rows: 100, Took: time.Millisecond}, {Rows: 50, Took: 5 * time.Millisecond}}
+	for _, c := range []struct {
+		batch int64
+		want  []string
+	}{
+		{1, []string{"INSERT - Takes(s): 2.0, Count: 150, OPS: 75.0, Avg(us): 40, Min(us): 10, Max(us): 100,",
+			"TOTAL  - Takes(s): 2.0, Count: 150, OPS: 75.0,"}},
+		{100, []string{"BATCH_INSERT - Takes(s): 2.0, Count: 2, OPS: 1.0, Avg(us): 3001, Min(us): 1000, Max(us): 5003,",
+			"TOTAL  - Takes(s): 2.0, Count: 2, OPS: 1.0,"}},
+	} {
+		var b strings.Builder
+		(&peerReport{w: &b}).loaded(workload.LoadFigures{Took: 2 * time.Second, Units: units}, c.batch)
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		if len(lines) != 4 || lines[1] != "Run finished, takes 2s" {
+			t.Fatalf("batch %d: %q", c.batch, lines)
+		}
+		for i, w := range c.want {
+			if !strings.HasPrefix(lines[2+i], w) {
+				t.Errorf("batch %d: %q, want %q...", c.batch, lines[2+i], w)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,15 +192,39 @@ func TestYCSBSideBySide(t *testing.T) {
 		src, _ := os.ReadFile(filepath.Join("..", "..", "ycsb", "workloads", "workload"+w))
 		os.WriteFile(filepath.Join(peerDir, "workloads", "workload"+w), src, 0o644)
 	}
-	// Both loaded by go-ycsb: oltpbench's load is its loader's, reported as such.
-	for _, db := range []string{"gy_peer", "gy_ours"} {
-		c := exec.Command(peer, append([]string{"load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=2000", "-p", "threadcount=4"}, conn(db)...)...)
-		c.Dir = peerDir
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("go-ycsb load: %v\n%s", err, out)
+	// Each tool loads its database, in batches of 100 rows (go-ycsb's
+	// BATCH_INSERT), then again a row a statement (INSERT: oltpbench's
+	// loader still writes units of many rows, each row's time its share of
+	// its unit's), every line compared as the runs' below.
+	compare := func(what, po, oo string) {
+		t.Helper()
+		pp, pr := shape(po)
+		op, or := shape(oo)
+		if !slices.Equal(pp, op) {
+			t.Errorf("%s: the properties differ:\ngo-ycsb:   %q\noltpbench: %q", what, pp, op)
+		}
+		if !slices.Equal(pr, or) {
+			t.Errorf("%s: the lines differ (numbers masked):\ngo-ycsb:\n%s\noltpbench:\n%s", what, strings.Join(pr, "\n"), strings.Join(or, "\n"))
 		}
 	}
 	dir := t.TempDir()
+	for _, batch := range [][]string{{"-p", "batch.size=100"}, nil} {
+		for _, db := range []string{"gy_peer", "gy_ours"} {
+			openDB(t, "").Exec("DROP DATABASE " + db)
+			openDB(t, "").Exec("CREATE DATABASE " + db)
+		}
+		args := append([]string{"load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=2000", "-p", "threadcount=4"}, batch...)
+		pc := exec.Command(peer, append(args, conn("gy_peer")...)...)
+		pc.Dir = peerDir
+		po, perr := pc.CombinedOutput()
+		oc := exec.Command(binPath, append(append([]string{"ycsb"}, args...), conn("gy_ours")...)...)
+		oc.Dir = dir
+		oo, oerr := oc.CombinedOutput()
+		if perr != nil || oerr != nil {
+			t.Fatalf("load %v: go-ycsb %v, oltpbench %v\n%s\n%s", batch, perr, oerr, po, oo)
+		}
+		compare(fmt.Sprintf("load %v", batch), string(po), string(oo))
+	}
 	for _, w := range []string{"workloada", "workloadb", "workloadc", "workloadd", "workloade", "workloadf"} {
 		args := []string{"run", "mysql", "-P", "workloads/" + w, "-p", "recordcount=2000", "-p", "operationcount=4000", "-p", "threadcount=4"}
 		pc := exec.Command(peer, append(args, conn("gy_peer")...)...)
@@ -211,14 +236,7 @@ func TestYCSBSideBySide(t *testing.T) {
 		if (perr == nil) != (oerr == nil) {
 			t.Errorf("%s: go-ycsb %v, oltpbench %v", w, perr, oerr)
 		}
-		pp, pr := shape(string(po))
-		op, or := shape(string(oo))
-		if !slices.Equal(pp, op) {
-			t.Errorf("%s: the properties differ:\ngo-ycsb:   %q\noltpbench: %q", w, pp, op)
-		}
-		if !slices.Equal(pr, or) {
-			t.Errorf("%s: the lines differ (numbers masked):\ngo-ycsb:\n%s\noltpbench:\n%s", w, strings.Join(pr, "\n"), strings.Join(or, "\n"))
-		}
+		compare(w, string(po), string(oo))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -224,12 +225,30 @@ type Hooks struct {
 	Peer PeerHooks
 }
 
+// LoadFigures are a load's figures as the loader measured them: its time
+// and each unit's rows and time (a unit is one transaction: a LOAD DATA or
+// the INSERTs of its rows).
+type LoadFigures struct {
+	Took  time.Duration
+	Units []LoadUnit
+}
+
+// LoadUnit is one unit of a load.
+type LoadUnit struct {
+	Rows int64
+	Took time.Duration
+}
+
 // PeerHooks are the steps of a workload that is a drop-in for another
 // tool: its command line, its own commands and connections, its lines as
 // a load and a cleanup go.
 type PeerHooks struct {
 	// BeforeLoad is printed after the banner, before a load starts.
 	BeforeLoad func(w io.Writer)
+	// Loaded, when set, prints the peer's lines once a load is done
+	// (go-ycsb's INSERT figures); the loader's own lines then go to a
+	// person only, as with TableMessages.
+	Loaded func(w io.Writer, l LoadFigures)
 	// TableMessages: the loader prints a line per table and phase
 	// (sysbench's "Creating table 'sbtest1'...").
 	TableMessages bool

@@ -171,7 +171,7 @@ func (p *Pipeline) setup(command string, args []string) error {
 	p.verbosity = s.Verbosity
 	p.notice = atLevel(p.out, s.Verbosity >= 3)
 	p.detail = p.notice
-	if p.w.Hooks().Peer.TableMessages {
+	if ph := p.w.Hooks().Peer; ph.TableMessages || ph.Loaded != nil {
 		p.detail = atLevel(p.out, s.Verbosity >= 3 && term.ForPerson(p.out, p.f.notes))
 	}
 	if s.Threads != p.f.threads {
@@ -373,6 +373,13 @@ func (p *Pipeline) load(ctx context.Context, co conn.Options, h workload.Hooks) 
 		return err
 	}
 	rep.Summary(p.detail)
+	if h.Peer.Loaded != nil {
+		l := workload.LoadFigures{Took: rep.Load, Units: make([]workload.LoadUnit, len(rep.Units))}
+		for i, u := range rep.Units {
+			l.Units[i] = workload.LoadUnit{Rows: u.Rows, Took: u.Took}
+		}
+		h.Peer.Loaded(p.notice, l)
+	}
 	return p.afterLoad(ctx, co)
 }
 
