@@ -355,6 +355,10 @@ func TestCheckpointTimesAndIntervals(t *testing.T) {
 	// Every event lands in one interval report, checkpoints or not: the
 	// intervals hold all events of the three periods but those after the
 	// last report (one report cut short by a checkpoint lost ~10% before).
+	// Those after the last report are by design up to half an interval, a
+	// tenth of this run (as sysbench, the interval that ends with the run
+	// is printed when at least half of it ran), and a tick that a busy
+	// machine delays adds its delay (make test once: 600 of 700).
 	var ivEvents, ivSamples int64
 	for i, iv := range rep.intervals {
 		ivEvents += iv.Counts[measure.Events]
@@ -364,7 +368,7 @@ func TestCheckpointTimesAndIntervals(t *testing.T) {
 	for _, cp := range rep.cpFinals {
 		all += cp.Counts[measure.Events]
 	}
-	if ivEvents > all+2 || float64(ivEvents) < 0.9*float64(all) {
+	if ivEvents > all+2 || float64(ivEvents) < 0.8*float64(all) {
 		t.Errorf("interval reports count %d events, the periods %d", ivEvents, all)
 	}
 	// Samples and counts are cut together: off by the events in flight (a
