@@ -208,31 +208,29 @@ func TestYCSBSideBySide(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
+	// both runs one command line under each tool, each on its database.
+	both := func(args []string) (po []byte, perr error, oo []byte, oerr error) {
+		pc := exec.Command(peer, append(args, conn("gy_peer")...)...)
+		pc.Dir = peerDir
+		po, perr = pc.CombinedOutput()
+		oc := exec.Command(binPath, append(append([]string{"ycsb"}, args...), conn("gy_ours")...)...)
+		oc.Dir = dir
+		oo, oerr = oc.CombinedOutput()
+		return po, perr, oo, oerr
+	}
 	for _, batch := range [][]string{{"-p", "batch.size=100"}, nil} {
 		for _, db := range []string{"gy_peer", "gy_ours"} {
 			openDB(t, "").Exec("DROP DATABASE " + db)
 			openDB(t, "").Exec("CREATE DATABASE " + db)
 		}
-		args := append([]string{"load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=2000", "-p", "threadcount=4"}, batch...)
-		pc := exec.Command(peer, append(args, conn("gy_peer")...)...)
-		pc.Dir = peerDir
-		po, perr := pc.CombinedOutput()
-		oc := exec.Command(binPath, append(append([]string{"ycsb"}, args...), conn("gy_ours")...)...)
-		oc.Dir = dir
-		oo, oerr := oc.CombinedOutput()
+		po, perr, oo, oerr := both(append([]string{"load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=2000", "-p", "threadcount=4"}, batch...))
 		if perr != nil || oerr != nil {
 			t.Fatalf("load %v: go-ycsb %v, oltpbench %v\n%s\n%s", batch, perr, oerr, po, oo)
 		}
 		compare(fmt.Sprintf("load %v", batch), string(po), string(oo))
 	}
 	for _, w := range []string{"workloada", "workloadb", "workloadc", "workloadd", "workloade", "workloadf"} {
-		args := []string{"run", "mysql", "-P", "workloads/" + w, "-p", "recordcount=2000", "-p", "operationcount=4000", "-p", "threadcount=4"}
-		pc := exec.Command(peer, append(args, conn("gy_peer")...)...)
-		pc.Dir = peerDir
-		po, perr := pc.CombinedOutput()
-		oc := exec.Command(binPath, append(append([]string{"ycsb"}, args...), conn("gy_ours")...)...)
-		oc.Dir = dir
-		oo, oerr := oc.CombinedOutput()
+		po, perr, oo, oerr := both([]string{"run", "mysql", "-P", "workloads/" + w, "-p", "recordcount=2000", "-p", "operationcount=4000", "-p", "threadcount=4"})
 		if (perr == nil) != (oerr == nil) {
 			t.Errorf("%s: go-ycsb %v, oltpbench %v", w, perr, oerr)
 		}
