@@ -55,6 +55,10 @@ type Options struct {
 	// Watch, if set, is given the load's progress as the load starts, to
 	// read at any time from any goroutine (live metrics).
 	Watch func(progress func() metrics.Load)
+	// OnUnit, if set, is told of each unit this load writes (not those
+	// done earlier) as it is done: one transaction, a LOAD DATA or the
+	// INSERTs of its rows. Called from the loading goroutines.
+	OnUnit func(UnitTime)
 }
 
 // Report says what a load did, for the user and for result files.
@@ -65,9 +69,6 @@ type Report struct {
 	Skipped               int64 // units found done (resume) or left to other shards
 	// Index is the time spent adding indexes, partly overlapping Load.
 	Create, Load, Index, Analyze, Total time.Duration
-	// Units are the units this load wrote (not those done earlier), each
-	// one transaction: a LOAD DATA or the INSERTs of its rows.
-	Units []UnitTime
 }
 
 // UnitTime is one unit's rows and the time its transaction took.
@@ -472,7 +473,6 @@ func (j *job) load(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.o.Threads)
 	var seq atomic.Int64
-	var unitsMu sync.Mutex
 	for _, tk := range j.tasks {
 		if gctx.Err() != nil {
 			break
@@ -485,9 +485,9 @@ func (j *job) load(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("loading %s unit %d: %w", t.Name, tk.u.idx, err)
 			}
-			unitsMu.Lock()
-			j.rep.Units = append(j.rep.Units, UnitTime{Rows: l.Rows, Took: time.Since(start)})
-			unitsMu.Unlock()
+			if j.o.OnUnit != nil {
+				j.o.OnUnit(UnitTime{Rows: l.Rows, Took: time.Since(start)})
+			}
 			m.add(l.Rows, l.Bytes)
 			j.prog.unit(tk.u.ti, l.Rows, l.Bytes)
 			if j.left[tk.u.ti].Add(-1) == 0 && j.o.Shards == 0 {

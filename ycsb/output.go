@@ -106,9 +106,9 @@ func (p *peerReport) final(f *measure.Final) {
 	p.lines(f.Hists, f.Elapsed)
 }
 
-// loaded prints the end of a load as go-ycsb does: INSERT, a line an
-// operation, with a row a statement (batch 1), BATCH_INSERT with more,
-// then TOTAL. The loader writes units of many rows (20,000, or the batch):
+// loaded prints a load's figures as go-ycsb does, every interval since
+// the start and at the end after "Run finished": INSERT, with a row a
+// statement (batch 1), BATCH_INSERT with more, then TOTAL. The loader writes units of many rows (20,000, or the batch):
 // a BATCH_INSERT is one unit and its time; an INSERT is one row, and its
 // time its share of its unit's (the unit's time over its rows).
 func (p *peerReport) loaded(l workload.LoadFigures, batch int64) {
@@ -124,8 +124,10 @@ func (p *peerReport) loaded(l workload.LoadFigures, batch int64) {
 			h.RecordValues(u.Took.Microseconds()/u.Rows, u.Rows)
 		}
 	}
-	fmt.Fprintln(p.w, stars)
-	fmt.Fprintf(p.w, "Run finished, takes %s\n", l.Took)
+	if l.Done {
+		fmt.Fprintln(p.w, stars)
+		fmt.Fprintf(p.w, "Run finished, takes %s\n", l.Took)
+	}
 	if h.TotalCount() == 0 {
 		return
 	}

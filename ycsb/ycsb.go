@@ -45,8 +45,13 @@ func init() {
 		RetryHelp:   "errors on which an operation is redone: deadlock (1213), lock wait timeout (1205), or all",
 		CSVFlags:    []string{"property-file", "prop"},
 		Args:        1, // the binding: mysql
-		Peer: workload.Peer{CommandAliases: map[string]string{"load": "prepare"}, Rewrite: commandFirst, Outputs: []string{OutputGoYCSB},
-			Output: true}, // go-ycsb's lines: oltpbench's notes (client-bound) for a person only
+		Peer: workload.Peer{
+			CommandAliases: map[string]string{"load": "prepare"},
+			Aliases:        map[string]string{"interval": "report-interval"}, // go-ycsb's --interval
+			Rewrite:        commandFirst,
+			Outputs:        []string{OutputGoYCSB},
+			Output:         true, // go-ycsb's lines: oltpbench's notes (client-bound) for a person only
+		},
 		Describe: func(name string) (workload.Description, bool) {
 			return workload.Description{Title: "YCSB", Rank: 40}, name == "ycsb"
 		},

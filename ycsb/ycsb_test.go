@@ -198,7 +198,7 @@ func TestLoadedLines(t *testing.T) {
 			"TOTAL  - Takes(s): 2.0, Count: 2, OPS: 1.0,"}},
 	} {
 		var b strings.Builder
-		(&peerReport{w: &b}).loaded(workload.LoadFigures{Took: 2 * time.Second, Units: units}, c.batch)
+		(&peerReport{w: &b}).loaded(workload.LoadFigures{Took: 2 * time.Second, Units: units, Done: true}, c.batch)
 		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 		if len(lines) != 4 || lines[1] != "Run finished, takes 2s" {
 			t.Fatalf("batch %d: %q", c.batch, lines)

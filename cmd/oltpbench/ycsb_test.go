@@ -29,6 +29,21 @@ func TestYCSB(t *testing.T) {
 	freshDB(t, db)
 	load := yc(t, db, "load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=3000", "-p", "threadcount=4", "-p", "batch.size=500")
 	mustOK(t, load, "load")
+	// go-ycsb's lines: BATCH_INSERT a batch of 500, 6 of them; the
+	// loader's own lines only with --notes.
+	if !regexp.MustCompile(`(?m)^Run finished, takes .*\nBATCH_INSERT - Takes\(s\): [\d.]+, Count: 6, .*\nTOTAL  - Takes\(s\): [\d.]+, Count: 6, `).MatchString(load.stdout) ||
+		strings.Contains(load.stdout, "Loaded ") {
+		t.Errorf("load: not go-ycsb's lines:\n%s", load.stdout)
+	}
+	// Every interval (go-ycsb's --interval) the figures since the start; with
+	// --notes the loader's lines too.
+	freshDB(t, "ycsb_iv")
+	iv := yc(t, "ycsb_iv", "load", "mysql", "-P", "workloads/workloada", "-p", "recordcount=50000", "--interval=0.2", "--notes")
+	mustOK(t, iv, "load --interval")
+	if !regexp.MustCompile(`(?m)^INSERT - Takes\(s\): [\d.]+, Count: [1-9]\d*, .*\nTOTAL  - .*\n(?s:.*)^Run finished, takes .*\nINSERT - Takes\(s\): [\d.]+, Count: 50000, `).MatchString(iv.stdout) ||
+		!strings.Contains(iv.stdout+iv.stderr, "Loaded 50000 rows") {
+		t.Errorf("load --interval=0.2 --notes: no interval lines before the end, or no loader line:\n%s%s", iv.stdout, iv.stderr)
+	}
 	// go-ycsb's batch.size: the rows of each of the loader's batches.
 	var unit string
 	if err := openDB(t, db).QueryRow("SELECT v FROM oltpbench_dataset WHERE k = 'unit'").Scan(&unit); err != nil || unit != "chunk:500" {

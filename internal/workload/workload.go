@@ -231,6 +231,7 @@ type Hooks struct {
 type LoadFigures struct {
 	Took  time.Duration
 	Units []LoadUnit
+	Done  bool // the load's end, not an interval
 }
 
 // LoadUnit is one unit of a load.
@@ -245,9 +246,10 @@ type LoadUnit struct {
 type PeerHooks struct {
 	// BeforeLoad is printed after the banner, before a load starts.
 	BeforeLoad func(w io.Writer)
-	// Loaded, when set, prints the peer's lines once a load is done
-	// (go-ycsb's INSERT figures); the loader's own lines then go to a
-	// person only, as with TableMessages.
+	// Loaded, when set, prints the peer's lines from a load's figures so
+	// far, every report interval (RunOptions.ReportInterval) and once it
+	// is done (l.Done: go-ycsb's INSERT figures); the loader's own lines
+	// then go to a person only, as with TableMessages.
 	Loaded func(w io.Writer, l LoadFigures)
 	// TableMessages: the loader prints a line per table and phase
 	// (sysbench's "Creating table 'sbtest1'...").

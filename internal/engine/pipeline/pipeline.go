@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -368,19 +369,68 @@ func (p *Pipeline) load(ctx context.Context, co conn.Options, h workload.Hooks) 
 		m.Summary(p.detail)
 		return nil
 	}
+	var units *loadUnits
+	stop := func() {}
+	if h.Peer.Loaded != nil {
+		units = &loadUnits{start: time.Now()}
+		lo.OnUnit = units.add
+		stop = units.every(p.ro.ReportInterval, func(l workload.LoadFigures) { h.Peer.Loaded(p.notice, l) })
+	}
 	rep, err := loader.Load(ctx, co, ds, lo)
+	stop()
 	if err != nil {
 		return err
 	}
 	rep.Summary(p.detail)
-	if h.Peer.Loaded != nil {
-		l := workload.LoadFigures{Took: rep.Load, Units: make([]workload.LoadUnit, len(rep.Units))}
-		for i, u := range rep.Units {
-			l.Units[i] = workload.LoadUnit{Rows: u.Rows, Took: u.Took}
-		}
+	if units != nil {
+		l := units.figures(rep.Load)
+		l.Done = true
 		h.Peer.Loaded(p.notice, l)
 	}
 	return p.afterLoad(ctx, co)
+}
+
+// loadUnits are a load's units as they are done, for a peer's lines.
+type loadUnits struct {
+	start time.Time
+	mu    sync.Mutex
+	units []workload.LoadUnit
+}
+
+func (u *loadUnits) add(t loader.UnitTime) {
+	u.mu.Lock()
+	u.units = append(u.units, workload.LoadUnit{Rows: t.Rows, Took: t.Took})
+	u.mu.Unlock()
+}
+
+// figures are the units so far, the load having taken took.
+func (u *loadUnits) figures(took time.Duration) workload.LoadFigures {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return workload.LoadFigures{Took: took, Units: slices.Clone(u.units)}
+}
+
+// every calls f with the figures so far each interval (none when 0) until
+// the function it returns is called, which waits for a call under way.
+func (u *loadUnits) every(interval time.Duration, f func(workload.LoadFigures)) (stop func()) {
+	if interval <= 0 {
+		return func() {}
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				f(u.figures(time.Since(u.start)))
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
 }
 
 // afterLoad runs the workload's step after its dataset is loaded.
