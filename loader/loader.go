@@ -233,6 +233,10 @@ type task struct {
 
 func (j *job) run(ctx context.Context) (*Report, error) {
 	j.start = time.Now()
+	// A statement that takes no context (a transaction's COMMIT) would wait
+	// on a server that stopped answering after the context ended (a watch
+	// that found it so): closing the connections under it ends the wait.
+	defer context.AfterFunc(ctx, j.pool.Abort)()
 	if j.o.Watch != nil {
 		j.o.Watch(j.prog.snapshot)
 	}
