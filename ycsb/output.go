@@ -108,9 +108,10 @@ func (p *peerReport) final(f *measure.Final) {
 
 // loaded prints a load's figures as go-ycsb does, every interval since
 // the start and at the end after "Run finished": INSERT, with a row a
-// statement (batch 1), BATCH_INSERT with more, then TOTAL. The loader writes units of many rows (20,000, or the batch):
-// a BATCH_INSERT is one unit and its time; an INSERT is one row, and its
-// time its share of its unit's (the unit's time over its rows).
+// statement (batch 1), BATCH_INSERT with more, then TOTAL. The loader
+// writes units of many rows (20,000, or the batch): a BATCH_INSERT is one
+// unit and its time; an INSERT is one row, and its time its share of its
+// unit's (the unit's time over its rows).
 func (p *peerReport) loaded(l workload.LoadFigures, batch int64) {
 	h := hist.New()
 	name := "INSERT"

@@ -301,9 +301,8 @@ func (w *ycsb) Metric() result.Metric {
 func (w *ycsb) Hooks() workload.Hooks {
 	h := workload.Hooks{Validate: w.validate}
 	if w.peerOut {
-		out := &peerReport{}
-		h.Peer.BeforeLoad = func(wr io.Writer) { out.w = wr; out.header(w) }
-		h.Peer.Loaded = func(wr io.Writer, l workload.LoadFigures) { out.w = wr; out.loaded(l, w.batch()) }
+		h.Peer.BeforeLoad = func(out io.Writer) { (&peerReport{w: out}).header(w) }
+		h.Peer.Loaded = func(out io.Writer, l workload.LoadFigures) { (&peerReport{w: out}).loaded(l, w.batch()) }
 	}
 	return h
 }

@@ -170,15 +170,13 @@ func runAll(bin, pkg, tool string, envs []string, aloneEnv string, q *tests, las
 			failed = !report("alone", true, []string{g.name}, out, ok, took, secs.of(g.name), measured) || failed
 			measured[g.name] = took.Seconds() // its time alone, not its wait at the gate
 		}
-	}
-	for _, n := range last {
-		if gates != nil {
-			break
+	} else {
+		for _, n := range last {
+			waitQuiet()
+			env := append(readEnv(envs[0]), "OLTPBENCH_TEST_BIN="+tool)
+			out, ok, took := runTests(bin, pkg, []string{n}, env, timeout)
+			failed = !report("alone", true, []string{n}, out, ok, took, secs.of(n), measured) || failed
 		}
-		waitQuiet()
-		env := append(readEnv(envs[0]), "OLTPBENCH_TEST_BIN="+tool)
-		out, ok, took := runTests(bin, pkg, []string{n}, env, timeout)
-		failed = !report("alone", true, []string{n}, out, ok, took, secs.of(n), measured) || failed
 	}
 	fmt.Printf("testshards: %s: %d tests in %.0f s\n", pkg, len(measured), time.Since(start).Seconds())
 	return measured, failed
@@ -243,30 +241,36 @@ func (g *gated) waitReady() {
 // whether it passed, how long it ran alone and what it did before.
 func (g *gated) release() (string, bool, time.Duration, time.Duration) {
 	at := time.Now()
-	for !g.ready.IsZero() {
-		// O_NONBLOCK: ENXIO until the test has the pipe open for reading
-		// (it writes GATE.ready just before).
-		f, err := os.OpenFile(g.gate, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err == nil {
-			f.WriteString("go\n")
-			f.Close()
-			break
-		}
-		if !errors.Is(err, syscall.ENXIO) {
-			fail("testshards: the gate of %s: %v", g.name, err)
-		}
-		select {
-		case <-g.done:
-		case <-time.After(20 * time.Millisecond):
-			continue
-		}
-		break
+	if !g.ready.IsZero() {
+		g.open()
 	}
 	<-g.done
 	if g.ready.IsZero() {
 		return g.out, g.ok, 0, 0 // it ended (skipped, failed) before its gate: beside the shards
 	}
 	return g.out, g.ok, time.Since(at), g.ready.Sub(g.started)
+}
+
+// open says "go" on the gate once the test has it open for reading
+// (O_NONBLOCK: ENXIO until then; it writes GATE.ready just before), or
+// returns when the test ends first.
+func (g *gated) open() {
+	for {
+		f, err := os.OpenFile(g.gate, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			f.WriteString("go\n")
+			f.Close()
+			return
+		}
+		if !errors.Is(err, syscall.ENXIO) {
+			fail("testshards: the gate of %s: %v", g.name, err)
+		}
+		select {
+		case <-g.done:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // quiet waits, at most max, until the machine's CPUs were idle for at
