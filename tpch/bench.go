@@ -40,8 +40,12 @@ func init() {
 		Describe: func(name string) (workload.Description, bool) {
 			return workload.Description{Title: "TPC-H", Rank: 97, Details: true}, name == "tpch"
 		},
-		New:       func() workload.Workload { return &tpch{} },
-		OneClient: true, // the power test runs alone, then every stream
+		New: func() workload.Workload { return &tpch{} },
+		Clients: &workload.Clients{
+			Whole:   wholeRun,
+			Share:   streamShare,
+			Figures: mergeFigures,
+		},
 	})
 }
 
@@ -59,6 +63,10 @@ type tpch struct {
 	tiflash   int
 	streams   int
 	seed      uint64
+	// A share of a throughput test split among client machines: this
+	// client's query streams are first to first+streams-1 (1-based) of
+	// all; the refresh stream runs with stream 1.
+	first, all int
 }
 
 func (w *tpch) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
@@ -71,6 +79,8 @@ func (w *tpch) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	fs.BoolVar(&w.check, "check", false, "run: check each answer against the specification's answer set (--sf=1 with --params=default)")
 	workload.SecondsVar(fs, &w.timeout, "query-timeout", time.Hour, "run and check: a query running longer is stopped by the server and counted as an error; the client gives up 10 s later (0: none)")
 	fs.IntVar(&w.tiflash, "tiflash-replica", 0, "prepare: TiDB only: set N TiFlash replicas of every table and wait until they are available")
+	fs.IntVar(&w.first, "first-stream", 1, "run: --test=throughput on several client machines: the number of this client's first query stream (plan run --clients sets it)")
+	fs.IntVar(&w.all, "all-streams", 0, "run: --test=throughput on several client machines: the query streams of all clients, whose refresh pairs the client of stream 1 runs (0: --threads)")
 	ro.TimeVar(fs, "time", 0, "run: at most this long (0: until the tests end)")
 	workload.SecondsVar(fs, &ro.ReportInterval, "report-interval", 10*time.Second, "interval of the progress lines (0: none)")
 }
@@ -126,8 +136,23 @@ func (w *tpch) Setup(s *workload.Setup) error {
 		return fmt.Errorf("--test=power runs one stream: leave --threads out, or run --test=throughput or both")
 	}
 	w.streams, w.seed = s.Threads, s.Seed
+	if w.all == 0 {
+		w.all = w.first + w.streams - 1
+	}
+	switch {
+	case w.first < 1:
+		return fmt.Errorf("invalid --first-stream=%d: a query stream's number, from 1", w.first)
+	case w.first > 1 && w.test != "throughput":
+		return fmt.Errorf("--first-stream=%d splits the throughput test among clients, and --test=%s runs the power test: add --test=throughput", w.first, w.test)
+	case w.all < w.first+w.streams-1:
+		return fmt.Errorf("invalid --all-streams=%d: this client runs streams %d to %d, so at least %d", w.all, w.first, w.first+w.streams-1, w.first+w.streams-1)
+	}
 	return nil
 }
+
+// refreshes reports whether this client runs the refresh stream of the
+// throughput test: the client of stream 1 does.
+func (w *tpch) refreshes() bool { return w.refresh && w.test != "power" && w.first == 1 }
 
 func (w *tpch) Name() string { return "tpch" }
 
@@ -285,7 +310,7 @@ func (r rowWriter) EndRow() error { return r.w.EndRow() }
 
 func (w *tpch) Hooks() workload.Hooks {
 	h := workload.Hooks{Validate: w.validate, Check: w.checkCommand}
-	if w.refresh && w.test != "power" {
+	if w.refreshes() {
 		h.Extra = func(co conn.Options) (workload.ExtraThreads, error) {
 			return workload.ExtraThreads{N: 1, Conn: co}, nil
 		}
@@ -326,6 +351,9 @@ func (w *tpch) validate(ctx context.Context, db *sql.DB, schema string) error {
 	if maxSupp.Int64 != w.scale.Suppliers() {
 		return fmt.Errorf("the tables in %q hold %d suppliers, and --sf=%s has %d: run with the --sf they were prepared with, or prepare again",
 			schema, maxSupp.Int64, strconv.FormatFloat(w.sf, 'f', -1, 64), w.scale.Suppliers())
+	}
+	if w.first > 1 {
+		return nil // the client of stream 1 puts the orders back
 	}
 	_, err = restore(ctx, db, w.scale)
 	return err

@@ -64,7 +64,7 @@ func (w *tpch) NewRun(c workload.RunConfig) (workload.Run, error) {
 		r.ops = append(r.ops, q.Name)
 	}
 	r.ops = append(r.ops, "rf1", "rf2")
-	for s := 0; s <= r.streams; s++ {
+	for s := 0; s <= w.first+r.streams-1; s++ {
 		if w.paramKind == "random" {
 			r.params = append(r.params, RandomParams(w.sf, rand.New(rand.NewPCG(c.Seed, uint64(s)))))
 		} else {
@@ -75,7 +75,7 @@ func (w *tpch) NewRun(c workload.RunConfig) (workload.Run, error) {
 		r.once.Do(func() { close(r.powerDone) })
 	}
 	r.refreshDone = make(chan struct{})
-	if !r.refresh || !r.through {
+	if !w.refreshes() {
 		r.refreshOnce.Do(func() { close(r.refreshDone) })
 	}
 	r.tpEnds = make([]time.Time, r.streams)
@@ -121,10 +121,10 @@ func (r *run) throughputSteps(s int) []step {
 }
 
 // refreshSteps are the refresh stream's pairs, 2 to S+1 (the power test
-// took pair 1).
+// took pair 1), S the query streams of all clients.
 func (r *run) refreshSteps() []step {
 	var out []step
-	for p := 2; p <= r.streams+1; p++ {
+	for p := 2; p <= r.w.all+1; p++ {
 		out = append(out, step{op: opRF1, pair: p}, step{op: opRF2, pair: p})
 	}
 	return out
@@ -143,8 +143,8 @@ func (r *run) NewWorker(dc driver.Conn, t *worker.Thread) (worker.Worker, error)
 				s.st.steps = append(s.st.steps, r.throughputSteps(1)...)
 			}
 		case t.ID < r.streams:
-			s.st.steps = r.throughputSteps(t.ID + 1)
-		case r.refresh && r.through:
+			s.st.steps = r.throughputSteps(r.w.first + t.ID)
+		case r.w.refreshes():
 			s.st.steps = r.refreshSteps()
 			s.st.refresh = true
 		}
@@ -402,6 +402,9 @@ func (r *run) Header() {
 	streams := fmt.Sprintf("%d query streams", r.streams)
 	if r.streams == 1 {
 		streams = "1 query stream"
+	}
+	if r.w.all > r.streams {
+		streams += fmt.Sprintf(" (%d to %d of %d)", r.w.first, r.w.first+r.streams-1, r.w.all)
 	}
 	fmt.Fprintf(r.out, "TPC-H at SF %s: %s %s; %d queries, %s parameters; %s\n",
 		fmtSF(r.w.sf), tests, rf, len(r.w.queries), r.w.paramKind, streams)

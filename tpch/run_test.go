@@ -21,7 +21,7 @@ import (
 // refresh stream; the figures come out of the steps' times.
 func TestRunOrder(t *testing.T) {
 	for _, streams := range []int{1, 3, 6} {
-		w := &tpch{sf: 1, queryList: "all", paramKind: "default", test: "both", refresh: true}
+		w := &tpch{sf: 1, queryList: "all", paramKind: "default", test: "both", refresh: true, first: 1}
 		s := &workload.Setup{Command: "run", Threads: streams, ThreadsSet: true}
 		if err := w.Setup(s); err != nil {
 			t.Fatal(err)

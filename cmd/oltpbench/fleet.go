@@ -94,7 +94,12 @@ type shared struct {
 // the cell.
 func (pr *planRunner) measureShared(ctx context.Context, c *cells.Cell, threads int, out io.Writer) (*result.Result, error) {
 	sh := pr.shared
-	if spec, ok := workload.Lookup(c.Args()[0]); ok && spec.OneClient {
+	spec, _ := workload.Lookup(c.Args()[0])
+	split := spec.Clients
+	if split == nil {
+		split = &workload.Clients{}
+	}
+	if split.Whole != nil && split.Whole(c.Args()) {
 		// A run that is one whole (TPC-H's power test before its
 		// streams): the leader runs it as one client would, the others
 		// sit the cell out.
@@ -116,12 +121,25 @@ func (pr *planRunner) measureShared(ctx context.Context, c *cells.Cell, threads 
 	n := sh.clients
 	as := make([]fleet.Assignment, n)
 	id := fmt.Sprintf("%d-%s-%d", sh.seq, strings.TrimSuffix(c.File, ".json"), threads)
+	// The options a workload adds to each share are split too: the merged
+	// result keeps none of them.
+	shareOpts := map[string]bool{}
+	first := 0
 	for i := range as {
 		share := fleet.Share(threads, n, i)
 		args := c.Series.LevelArgs(share)
 		if rate > 0 {
 			args = append(args, fmt.Sprintf("--%s=%g", rateFlag, fleet.RateShare(rate, threads, n, i)))
 		}
+		if split.Share != nil {
+			extra := split.Share(first, share, threads)
+			for _, a := range extra {
+				k, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+				shareOpts[k] = true
+			}
+			args = append(args, extra...)
+		}
+		first += share
 		as[i] = fleet.Assignment{ID: id, Step: c.Series.Step, Repeat: c.Repeat, Args: args, Threads: share}
 	}
 	at := time.Now().Add(startMargin + time.Duration(key.Warmup)*time.Second)
@@ -146,9 +164,18 @@ func (pr *planRunner) measureShared(ctx context.Context, c *cells.Cell, threads 
 	if rate > 0 {
 		whole[rateFlag] = strconv.FormatFloat(rate, 'g', -1, 64)
 	}
+	for k := range shareOpts {
+		whole[k] = ""
+	}
 	m, err := result.MergeParts(parts, whole)
 	if err != nil {
 		return nil, fmt.Errorf("merging the clients' results: %w", err)
+	}
+	for k := range shareOpts {
+		delete(m.Options, k)
+	}
+	if split.Figures != nil {
+		m.Figures, m.NotApplicable = split.Figures(parts)
 	}
 	// What the server did and how the leader's client fared: the leader's.
 	m.Evidence, m.DatasetState, m.ClientHealth = own.Evidence, own.DatasetState, own.ClientHealth

@@ -256,8 +256,11 @@ func TestYCSBSideBySide(t *testing.T) {
 // TestYCSBClients: a release-gate plan of a YCSB step and a TPC-H step on
 // two client machines (processes here): each client runs its share of the
 // YCSB cell's threads, and the cell's result merges both parts'
-// operations; the TPC-H cell, one whole, runs on client 0 with all its
-// streams while client 1 sits it out.
+// operations; the TPC-H cell, one whole (the power test first), runs on
+// client 0 with all its streams while client 1 sits it out, and a TPC-H
+// throughput test is split: client 0 runs streams 1 and 2 and the refresh
+// stream's three pairs, client 1 stream 3, and the merged result holds
+// every stream's queries and Throughput@Size over the common Ts.
 func TestYCSBClients(t *testing.T) {
 	needServer(t)
 	freshDB(t, "ycsb_fleet")
@@ -276,6 +279,12 @@ time = "2s"
 [[step]]
 workload = "tpch"
 threads = [2]
+time = "60s"
+[[step]]
+name = "tp"
+workload = "tpch"
+options = { test = "throughput" }
+threads = [3]
 time = "60s"
 `)
 	dir, port := t.TempDir(), freePort(t)
@@ -326,5 +335,38 @@ time = "60s"
 	}
 	if tp, _ := filepath.Glob(filepath.Join(dir, ".parts", "*tpch*")); len(tp) != 0 {
 		t.Errorf("parts of the TPC-H cell: %v", tp)
+	}
+	tp, err := result.Read(filepath.Join(dir, "tp-3threads-r1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int64{}
+	for _, op := range tp.Ops {
+		counts[op.Name] = op.Count
+	}
+	if tp.Threads != 3 || len(tp.Parts) != 2 || counts["q1"] != 3 || counts["q22"] != 3 || counts["rf1"] != 3 || counts["rf2"] != 3 {
+		t.Errorf("the split throughput test: %d threads, %d parts, counts %v; want 3 threads, 2 parts, each query 3 times, each refresh function 3 times", tp.Threads, len(tp.Parts), counts)
+	}
+	if tp.Figures["Throughput"] <= 0 || tp.Figures["Ts"] <= 0 || tp.Options["first-stream"] != "" || tp.Options["all-streams"] != "" {
+		t.Errorf("the split throughput test: figures %v, options %v", tp.Figures, tp.Options)
+	}
+	tparts, _ := filepath.Glob(filepath.Join(dir, ".parts", "*tp-3threads-r1*client*.json"))
+	var ts float64
+	for _, pf := range tparts {
+		pr, err := result.Read(pf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = max(ts, pr.Figures["Ts"])
+		want := map[int]string{0: "1", 1: "3"}[pr.Share.Index]
+		if pr.Options["first-stream"] != want || pr.Options["all-streams"] != "3" {
+			t.Errorf("%s: first-stream %q all-streams %q, want %s and 3", pf, pr.Options["first-stream"], pr.Options["all-streams"], want)
+		}
+	}
+	if len(tparts) != 2 || tp.Figures["Ts"] < ts {
+		t.Errorf("the throughput test's parts %v: merged Ts %v below a part's %v", tparts, tp.Figures["Ts"], ts)
+	}
+	if !strings.Contains(f1.out.String(), "3 to 3 of 3") {
+		t.Errorf("client 1 did not say it runs stream 3 of 3:\n%s", f1.out.String())
 	}
 }

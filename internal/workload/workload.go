@@ -70,11 +70,26 @@ type Spec struct {
 	// units (TPC-C's warehouses) a server sustains while its runs pass.
 	Capacity *Capacity
 
-	// OneClient: a run is one whole that cannot be split among client
-	// machines (TPC-H's power test runs alone before its streams); a plan
-	// run with several clients runs the workload's cells on client 0
-	// alone, the others sitting them out.
-	OneClient bool
+	// Clients, when set, is how a run is shared among client machines
+	// (plan run --clients) beyond each client taking its share of the
+	// threads and of a rate, which is all a workload without it needs.
+	Clients *Clients
+}
+
+// Clients is how a workload's run is split among client machines and put
+// back together.
+type Clients struct {
+	// Whole reports whether a run with these options is one whole that
+	// cannot be split (TPC-H's power test runs alone before its streams):
+	// client 0 runs it with all its threads, the others sit the cell out.
+	Whole func(args []string) bool
+	// Share is the options a client's share adds to its command line: it
+	// runs threads first to first+n-1 of all (from 0). The merged result
+	// keeps none of them.
+	Share func(first, n, all int) []string
+	// Figures are the merged run's figures from its parts', each client's
+	// own (Result.Figures and NotApplicable).
+	Figures func(parts []*result.Result) (map[string]float64, map[string]string)
 }
 
 // Capacity is how `oltpbench NAME search` probes a workload: runs on the
