@@ -288,7 +288,7 @@ func (w *tpch) Dataset() dataset.Dataset {
 			Name: name, DDL: ddl[name], Columns: t.Columns, Rows: s.Indexes(name), ChunkRows: chunk,
 			RowsPerIndex: t.PerIndex,
 			Gen: func(_ *random.Rand, first, n int64, rw dataset.RowWriter) error {
-				return s.Gen(name, first, n, rowWriter{rw})
+				return s.Gen(name, first, n, &rowWriter{w: rw})
 			},
 			KeyColumn: t.Key,
 			KeyOf:     func(i int64) int64 { return dbgen.KeyOf(name, i) },
@@ -298,15 +298,18 @@ func (w *tpch) Dataset() dataset.Dataset {
 }
 
 // rowWriter writes dbgen's values to the loader's encoders.
-type rowWriter struct{ w dataset.RowWriter }
-
-func (r rowWriter) Int(v int64) { r.w.Int(v) }
-func (r rowWriter) Money(c int64) {
-	var b [24]byte
-	r.w.Plain(dbgen.AppendMoney(b[:0], c))
+// rowWriter is dbgen's Writer on a dataset's: money formatted in buf,
+// one buffer a chunk (a local array escapes through the interface call,
+// one allocation a value).
+type rowWriter struct {
+	w   dataset.RowWriter
+	buf [24]byte
 }
-func (r rowWriter) Str(b []byte)  { r.w.Bytes(b) }
-func (r rowWriter) EndRow() error { return r.w.EndRow() }
+
+func (r *rowWriter) Int(v int64)   { r.w.Int(v) }
+func (r *rowWriter) Money(c int64) { r.w.Plain(dbgen.AppendMoney(r.buf[:0], c)) }
+func (r *rowWriter) Str(b []byte)  { r.w.Bytes(b) }
+func (r *rowWriter) EndRow() error { return r.w.EndRow() }
 
 func (w *tpch) Hooks() workload.Hooks {
 	h := workload.Hooks{Validate: w.validate, Check: w.checkCommand}
