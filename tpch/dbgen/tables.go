@@ -307,7 +307,6 @@ type order struct {
 	comment          []byte
 	lines            int
 	l                [lcntMax]line
-	fetched          byte // touch's
 }
 
 type line struct {
@@ -369,14 +368,12 @@ func (g *gen) makeOrder(i, key int64, o *order) {
 	if shipped == o.lines {
 		o.status = 'F'
 	}
-	o.fetched = touch(o)
 }
 
-// touch reads the order's comments, slices at random places of the text
-// pool, one after another: their memory fetches overlap here, where when
-// writing each would wait alone.
-func touch(o *order) byte {
-	t := touchText(0, o.comment)
+// touchLines reads the order's lines' comments, slices at random places
+// of the text pool, one after another: their memory fetches overlap here,
+// where when writing each would wait alone.
+func touchLines(t byte, o *order) byte {
 	for j := range o.lines {
 		t = touchText(t, o.l[j].comment)
 	}
@@ -414,6 +411,9 @@ func (g *gen) orders(first, n int64, w Writer, lines bool, update int) error {
 			key = RefreshKey(i)
 		}
 		g.makeOrder(i, key, &o)
+		if lines {
+			g.fetched = touchLines(g.fetched, &o)
+		}
 		if err := g.writeOrder(&o, w, lines); err != nil {
 			return err
 		}
