@@ -30,6 +30,9 @@ type run struct {
 	params  []Params // per stream: 0 the power test's, 1..S the throughput test's
 	ops     []string // q1..q22, rf1, rf2
 	dry     bool
+	// measured closes when the measured window starts: no step runs
+	// before (RunConfig.Measured).
+	measured <-chan struct{}
 
 	powerDone chan struct{}
 	once      sync.Once
@@ -59,7 +62,7 @@ func (w *tpch) NewRun(c workload.RunConfig) (workload.Run, error) {
 	r := &run{w: w, out: c.Out, streams: c.Threads, refresh: w.refresh, power: w.test != "throughput",
 		through: w.test != "power", powerDone: make(chan struct{}), powerTimes: map[string]float64{},
 		errors: map[string]int64{}, firstErr: map[string]string{}, checked: map[string]string{},
-		dry: c.Options.DryRun}
+		dry: c.Options.DryRun, measured: c.Measured}
 	for _, q := range Queries {
 		r.ops = append(r.ops, q.Name)
 	}
@@ -196,9 +199,17 @@ func (s *stream) setTimeout() error {
 	return nil
 }
 
-// Wait holds the throughput test's streams until the power test is done,
-// and a query stream that is done until the refresh stream is.
+// Wait holds every stream until the measured window starts, the
+// throughput test's streams until the power test is done, and a query
+// stream that is done until the refresh stream is.
 func (s *stream) Wait(stop <-chan struct{}) bool {
+	if m := s.r.measured; m != nil {
+		select {
+		case <-m:
+		case <-stop:
+			return false
+		}
+	}
 	wait := s.r.powerDone
 	switch {
 	case s.st.next >= len(s.st.steps) && !s.st.refresh:

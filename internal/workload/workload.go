@@ -342,6 +342,12 @@ type RunConfig struct {
 	Dialer conn.Dialer
 	// Extra are the threads Hooks.Extra declared for this run.
 	Extra ExtraThreads
+	// Measured closes when the measured window starts: the warm-up's end,
+	// or the run's start without one. A run that is a fixed list of steps
+	// (TPC-H's tests) holds them until then, so that none is spent in a
+	// warm-up (a plan on several clients warms every part up until one
+	// instant). nil: no wait.
+	Measured <-chan struct{}
 }
 
 // Run makes the workers of one run and reports it as text.

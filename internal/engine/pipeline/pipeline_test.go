@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ func init() {
 
 func (probe) Flags(fs *pflag.FlagSet, ro *workload.RunOptions) {
 	ro.TimeVar(fs, "time", time.Second, "seconds")
+	ro.WarmupVar(fs, "warmup", 0, "seconds")
 	ro.RateVar(fs, "rate", "events per second, or a schedule")
 	workload.SecondsVar(fs, &ro.ReportInterval, "report-interval", 0, "seconds")
 	ro.DryRun = true
@@ -41,7 +43,22 @@ func (probe) Metric() result.Metric {
 	return result.Metric{Name: "eps", Ops: []string{"probe"}, PerSeconds: 1}
 }
 func (probe) NewRun(c workload.RunConfig) (workload.Run, error) {
+	probeMu.Lock()
+	probeMeasured = c.Measured
+	probeMu.Unlock()
 	return &probeRun{TextReport: workload.TextReport{W: c.Out, Ops: []string{"probe"}}}, nil
+}
+
+// probeMeasured is the last run's RunConfig.Measured.
+var (
+	probeMu       sync.Mutex
+	probeMeasured <-chan struct{}
+)
+
+func lastMeasured() <-chan struct{} {
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	return probeMeasured
 }
 
 type probeRun struct{ workload.TextReport }
@@ -114,6 +131,47 @@ func TestMeasureDryRun(t *testing.T) {
 	}
 	if strings.Count(out, "] probe ") != len(r.Intervals) || !strings.Contains(out, "\nTotal: ") {
 		t.Errorf("report:\n%s", out)
+	}
+}
+
+// TestMeasuredAtWindowStart: RunConfig.Measured, which a run of fixed
+// steps waits on, is open during the warm-up and closed once the measured
+// window starts.
+func TestMeasuredAtWindowStart(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "r.json")
+	var out, warn bytes.Buffer
+	p, err := Parse([]string{"probe", "--result-file=" + f, "--time=0.2", "--warmup=0.5"}, "run", &out, &warn, workload.Invocation{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probeMu.Lock()
+	probeMeasured = nil // an earlier test's
+	probeMu.Unlock()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- p.Drive(context.Background(), "run", nil) }()
+	m := lastMeasured()
+	for ; m == nil && time.Since(start) < 5*time.Second; m = lastMeasured() {
+		time.Sleep(time.Millisecond) // polls for the run to begin, not for a result
+	}
+	if m == nil {
+		t.Fatal("no RunConfig.Measured")
+	}
+	select {
+	case <-m:
+		t.Errorf("closed %s into a 0.5 s warm-up", time.Since(start))
+	default:
+	}
+	select {
+	case <-m:
+		if took := time.Since(start); took < 450*time.Millisecond {
+			t.Errorf("closed after %s, before the warm-up's end", took)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("not closed 5 s into a 0.5 s warm-up")
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v\n%s%s", err, out.String(), warn.String())
 	}
 }
 

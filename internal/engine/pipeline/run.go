@@ -133,8 +133,9 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	if err := s.holdIdle(ctx, r); err != nil {
 		return nil, err
 	}
+	window := windowWatch(make(chan struct{}))
 	wr, err := p.w.NewRun(workload.RunConfig{Tool: p.inv.ToolName(), Threads: r.Threads, Seed: uint64(r.Seed), Record: s.record, Options: r.Options,
-		Out: p.notice, Output: r.Output, Dialer: s.dialer, Stdout: p.out, Log: p.log, Traced: r.Debug, Extra: r.Extra})
+		Out: p.notice, Output: r.Output, Dialer: s.dialer, Stdout: p.out, Log: p.log, Traced: r.Debug, Extra: r.Extra, Measured: window})
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,7 @@ func (p *Pipeline) Measure(ctx context.Context, r *Run) (*result.Result, error) 
 	ev := &evidenceWatch{ctx: ctx, r: s.evidence, res: res, counters: r.IntervalCounters}
 	evs := p.newEventWatch(ctx, r, ops, res.Metric.LatencyOp, &lw.run)
 	cfg := p.runnerConfig(r, s)
-	cfg.Observers = []runner.Observer{lw, client, ev}
+	cfg.Observers = []runner.Observer{window, lw, client, ev}
 	if evs != nil {
 		cfg.Observers = append(cfg.Observers, evs)
 	}
@@ -563,6 +564,22 @@ func (w *liveWatch) Start(l *runner.Live) {
 	c := w.r.Cell
 	w.run = w.p.exp.StartRun(metrics.Labels{Workload: w.r.Spec.Name, Test: w.r.Workload.Name(), Step: c.Series.Step, Threads: w.r.Threads, Repeat: c.Repeat}, w.ops, l, extra)
 }
+
+// windowWatch closes when the measured window starts
+// (RunConfig.Measured).
+type windowWatch chan struct{}
+
+func (w windowWatch) Start(*runner.Live) {}
+func (w windowWatch) WindowStart() {
+	select {
+	case <-w: // once a run
+	default:
+		close(w)
+	}
+}
+func (w windowWatch) Interval(measure.Interval) {}
+func (w windowWatch) WindowEnd()                {}
+
 func (w *liveWatch) WindowStart()              {}
 func (w *liveWatch) Interval(measure.Interval) {}
 func (w *liveWatch) WindowEnd()                {}
