@@ -335,13 +335,15 @@ func TestCheckpointTimesAndIntervals(t *testing.T) {
 	}
 	// Each checkpoint is due at its time since the start, never earlier; a
 	// busy machine (the race detector beside make test's shards) handles
-	// one late by up to a tenth of a second and more, but the next is still
-	// due at its own time, not pushed back. Each period covers exactly the
-	// time since the previous cut.
+	// one late by a tenth of a second and more (285 ms once), but the next
+	// is still due at its own time, not pushed back; the bound, half a
+	// second, still catches a checkpoint left to the run's end (the
+	// first's at 1 s). Each period covers exactly the time since the
+	// previous cut.
 	prev := time.Duration(0)
 	for i, want := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond} {
 		cp := rep.cpFinals[i]
-		if cp.SinceStart < want || cp.SinceStart > want+250*time.Millisecond {
+		if cp.SinceStart < want || cp.SinceStart > want+500*time.Millisecond {
 			t.Errorf("checkpoint %d at %v since the start, want %v", i+1, cp.SinceStart, want)
 		}
 		if d := cp.Elapsed - (cp.SinceStart - prev); d < -time.Millisecond || d > time.Millisecond {
