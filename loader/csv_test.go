@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pingcap/tidb/pkg/parser"
@@ -295,5 +297,32 @@ func TestCSVShards(t *testing.T) {
 	}
 	if _, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: wholeDir, Seed: 7, FileSize: 20 << 10, Progress: "off", Shard: 1, Shards: 2}); err == nil || !strings.Contains(err.Error(), "whole set") {
 		t.Errorf("a shard beside the whole set: %v", err)
+	}
+}
+
+// Writers to a local folder each have a P while they write (an O_DIRECT write
+// holds its thread in the kernel), and the setting is given back after.
+func TestCSVWritersHaveAPEach(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	threads := before + 3
+	var mu sync.Mutex
+	seen := 0
+	tb := testTable("a", 5000, -1)
+	gen := tb.Gen
+	tb.Gen = func(r *random.Rand, first, n int64, w dataset.RowWriter) error {
+		mu.Lock()
+		seen = max(seen, runtime.GOMAXPROCS(0))
+		mu.Unlock()
+		return gen(r, first, n, w)
+	}
+	ds := Dataset{Workload: "test", Tables: []dataset.Table{tb}}
+	if _, err := WriteCSV(context.Background(), "db1", ds, Options{Dir: t.TempDir(), Threads: threads, Seed: 7, FileSize: 50 << 10, Progress: "off"}); err != nil {
+		t.Fatal(err)
+	}
+	if seen < threads {
+		t.Errorf("GOMAXPROCS %d while %d writers wrote", seen, threads)
+	}
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d after the write, %d before", got, before)
 	}
 }

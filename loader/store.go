@@ -37,6 +37,9 @@ type Store interface {
 	// Sweep removes what interrupted writes of these names left behind
 	// (temporary files, open multipart uploads) and says how many.
 	Sweep(names []string) (int, error)
+	// WritesHoldThreads says whether a write waits in the kernel for the
+	// device (O_DIRECT files), holding its thread meanwhile.
+	WritesHoldThreads() bool
 }
 
 // Log is an append-only record; an entry is durable when Add returns.
@@ -111,6 +114,9 @@ func (d dirStore) Create(name string) (Object, error) {
 	}
 	return &dirObject{w: newFileWriter(tmp), tmp: tmp.Name(), final: d.path(name)}, nil
 }
+
+// WritesHoldThreads: an O_DIRECT write returns when the disk has the block.
+func (d dirStore) WritesHoldThreads() bool { return true }
 
 func (d dirStore) Open(name string) (io.ReadCloser, error) { return os.Open(d.path(name)) }
 
