@@ -15,5 +15,15 @@ func poolBuffer(n int) ([]byte, func()) {
 		return make([]byte, 0, n), func() {}
 	}
 	unix.Madvise(b, unix.MADV_HUGEPAGE) // advice: ignored where huge pages are off
-	return b[:0], func() { unix.Munmap(b) }
+	// The pages are faulted in on the other core while the pool is made: a
+	// huge page's fault zeroes 2 MiB, and may first compact memory (up to a
+	// second of system time after gigabytes of files went through the page
+	// cache). Kernels before 5.14 refuse the advice; the pool's own writes
+	// fault the pages in then.
+	populated := make(chan struct{})
+	go func() {
+		unix.Madvise(b, unix.MADV_POPULATE_WRITE)
+		close(populated)
+	}()
+	return b[:0], func() { <-populated; unix.Munmap(b) }
 }
