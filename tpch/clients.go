@@ -2,25 +2,28 @@ package tpch
 
 import (
 	"fmt"
+	"io"
 	"math"
-	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/oltpbench/oltpbench/internal/result"
+	"github.com/oltpbench/oltpbench/internal/workload"
 )
 
 // wholeRun reports whether a run with these options cannot be split among
 // client machines: the power test (--test=power, or both, the default)
 // runs one stream alone before the throughput test's streams start.
 func wholeRun(args []string) bool {
-	test := "both"
-	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, "--test="); ok {
-			test = v
-		} else if a == "--test" && i+1 < len(args) {
-			test = args[i+1]
-		}
+	var w tpch
+	fs := pflag.NewFlagSet("tpch", pflag.ContinueOnError)
+	fs.ParseErrorsAllowlist.UnknownFlags = true // the connection's and the runner's options
+	fs.SetOutput(io.Discard)
+	w.Flags(fs, &workload.RunOptions{})
+	if err := fs.Parse(args); err != nil {
+		return true // the run refuses its options itself, on client 0
 	}
-	return test != "throughput"
+	return w.test != "throughput"
 }
 
 // streamShare is a client's part of a throughput test: query streams

@@ -21,6 +21,10 @@ func TestWholeRun(t *testing.T) {
 		{[]string{"tpch", "run", "--test=power"}, true},
 		{[]string{"tpch", "run", "--test=throughput"}, false},
 		{[]string{"tpch", "run", "--test", "throughput"}, false},
+		// Other options beside it, the connection's too, and with values apart.
+		{[]string{"tpch", "run", "--mysql-host", "h", "--sf=0.01", "--threads=3", "--test=throughput"}, false},
+		{[]string{"tpch", "run", "--mysql-port", "3306", "--test", "power", "--params=random"}, true},
+		{[]string{"tpch", "run", "--refresh=false", "--test=throughput", "--queries", "q1,q6"}, false},
 	} {
 		if got := wholeRun(c.args); got != c.whole {
 			t.Errorf("%v: whole %v, want %v", c.args, got, c.whole)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -123,7 +124,7 @@ func (pr *planRunner) measureShared(ctx context.Context, c *cells.Cell, threads 
 	id := fmt.Sprintf("%d-%s-%d", sh.seq, strings.TrimSuffix(c.File, ".json"), threads)
 	// The options a workload adds to each share are split too: the merged
 	// result keeps none of them.
-	shareOpts := map[string]bool{}
+	var perPart []string
 	first := 0
 	for i := range as {
 		share := fleet.Share(threads, n, i)
@@ -134,8 +135,9 @@ func (pr *planRunner) measureShared(ctx context.Context, c *cells.Cell, threads 
 		if split.Share != nil {
 			extra := split.Share(first, share, threads)
 			for _, a := range extra {
-				k, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-				shareOpts[k] = true
+				if k, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "="); !slices.Contains(perPart, k) {
+					perPart = append(perPart, k)
+				}
 			}
 			args = append(args, extra...)
 		}
@@ -164,15 +166,9 @@ func (pr *planRunner) measureShared(ctx context.Context, c *cells.Cell, threads 
 	if rate > 0 {
 		whole[rateFlag] = strconv.FormatFloat(rate, 'g', -1, 64)
 	}
-	for k := range shareOpts {
-		whole[k] = ""
-	}
-	m, err := result.MergeParts(parts, whole)
+	m, err := result.MergeParts(parts, result.Split{Whole: whole, PerPart: perPart})
 	if err != nil {
 		return nil, fmt.Errorf("merging the clients' results: %w", err)
-	}
-	for k := range shareOpts {
-		delete(m.Options, k)
 	}
 	if split.Figures != nil {
 		m.Figures, m.NotApplicable = split.Figures(parts)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,13 +23,23 @@ var clientOptions = map[string]bool{"mysql-host": true, "mysql-port": true, "mys
 // Merge combines the results of one run measured on several client machines:
 // histograms merged exactly, counts summed, threads summed. Results of other
 // workloads, other options or time windows that do not overlap are refused.
-func Merge(rs []*Result) (*Result, error) { return MergeParts(rs, nil) }
+func Merge(rs []*Result) (*Result, error) { return MergeParts(rs, Split{}) }
+
+// Split is how a cell's options were split between the clients that ran
+// its parts. Both kinds may differ between the parts.
+type Split struct {
+	// Whole holds the options the merged result records as the cell's
+	// (threads, rate), each part having had its share.
+	Whole map[string]string
+	// PerPart names the options only the parts had (a TPC-H client's first
+	// query stream): the merged result has none of them.
+	PerPart []string
+}
 
 // MergeParts is Merge of one cell's parts run by several clients of a
-// plan: whole holds the options that were split between them (threads,
-// rate), which may differ between the parts and which the merged result
-// records as the cell's.
-func MergeParts(rs []*Result, whole map[string]string) (*Result, error) {
+// plan, its options split between them as sp says.
+func MergeParts(rs []*Result, sp Split) (*Result, error) {
+	whole := sp.Whole
 	if len(rs) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
@@ -41,9 +52,12 @@ func MergeParts(rs []*Result, whole map[string]string) (*Result, error) {
 			return nil, fmt.Errorf("result %d measures %s, result 1 %s: merge only results of one run", i+2, r.Metric.Name, base.Metric.Name)
 		}
 		skip := clientOptions
-		if len(whole) > 0 {
+		if len(whole) > 0 || len(sp.PerPart) > 0 {
 			skip = maps.Clone(clientOptions)
 			for k := range whole {
+				skip[k] = true
+			}
+			for _, k := range sp.PerPart {
 				skip[k] = true
 			}
 		}
@@ -58,7 +72,7 @@ func MergeParts(rs []*Result, whole map[string]string) (*Result, error) {
 	m := &Result{Format: Format, Tool: base.Tool, Workload: base.Workload, Options: map[string]string{}, Server: base.Server,
 		Dataset: base.Dataset, Totals: map[string]int64{}, Start: base.Start, End: base.End, Metric: base.Metric, Reset: base.Reset}
 	for k, v := range base.Options {
-		if !clientOptions[k] {
+		if !clientOptions[k] && !slices.Contains(sp.PerPart, k) {
 			m.Options[k] = v
 		}
 	}

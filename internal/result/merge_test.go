@@ -87,3 +87,35 @@ func TestMergeRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A cell's parts run with their shares of the threads and options of their
+// own: the merged result records the whole's threads and none of a part's
+// own options; without the split, the parts are not one run.
+func TestMergePartsSplit(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a, b := mk(t, "a", 0, 1000, 1, t0), mk(t, "b", 0, 1000, 1, t0)
+	a.Options["threads"], a.Options["first-stream"] = "2", "1"
+	b.Options["threads"], b.Options["first-stream"] = "1", "3"
+	sp := Split{Whole: map[string]string{"threads": "3"}, PerPart: []string{"first-stream"}}
+	m, err := MergeParts([]*Result{a, b}, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Options["threads"] != "3" || m.Options["tables"] != "16" {
+		t.Errorf("merged options %v", m.Options)
+	}
+	if v, ok := m.Options["first-stream"]; ok {
+		t.Errorf("a part's own option kept: first-stream=%s", v)
+	}
+	for _, c := range []struct {
+		sp   Split
+		want string
+	}{
+		{Split{Whole: sp.Whole}, "first-stream=1 vs 3"},
+		{Split{PerPart: sp.PerPart}, "threads=2 vs 1"},
+	} {
+		if _, err := MergeParts([]*Result{a, b}, c.sp); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("split %+v: err %v, want %q", c.sp, err, c.want)
+		}
+	}
+}
