@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,30 +119,9 @@ func (pr *planRunner) measureShared(ctx context.Context, c *cells.Cell, threads 
 		}
 	}
 	n := sh.clients
-	as := make([]fleet.Assignment, n)
 	id := fmt.Sprintf("%d-%s-%d", sh.seq, strings.TrimSuffix(c.File, ".json"), threads)
-	// The options a workload adds to each share are split too: the merged
-	// result keeps none of them.
-	var perPart []string
-	first := 0
-	for i := range as {
-		share := fleet.Share(threads, n, i)
-		args := c.Series.LevelArgs(share)
-		if rate > 0 {
-			args = append(args, fmt.Sprintf("--%s=%g", rateFlag, fleet.RateShare(rate, threads, n, i)))
-		}
-		if split.Share != nil {
-			extra := split.Share(first, share, threads)
-			for _, a := range extra {
-				if k, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "="); !slices.Contains(perPart, k) {
-					perPart = append(perPart, k)
-				}
-			}
-			args = append(args, extra...)
-		}
-		first += share
-		as[i] = fleet.Assignment{ID: id, Step: c.Series.Step, Repeat: c.Repeat, Args: args, Threads: share}
-	}
+	as, perPart := fleet.Assign(fleet.Cell{ID: id, Step: c.Series.Step, Repeat: c.Repeat, Threads: threads,
+		Args: c.Series.LevelArgs, RateFlag: rateFlag, Rate: rate, Share: split.Share}, n)
 	at := time.Now().Add(startMargin + time.Duration(key.Warmup)*time.Second)
 	fmt.Fprintf(out, "Clients: %d, threads %s, measured from %s\n", n, sharesText(as), at.Format("15:04:05.000"))
 	sh.l.Dispatch(as, at)

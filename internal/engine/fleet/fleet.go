@@ -8,6 +8,9 @@
 package fleet
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -60,6 +63,51 @@ func RateShare(rate float64, threads, clients, index int) float64 {
 		return rate / float64(clients)
 	}
 	return rate * float64(Share(threads, clients, index)) / float64(threads)
+}
+
+// Cell is a cell of the plan to split among the clients.
+type Cell struct {
+	ID     string // its result file
+	Step   string
+	Repeat int
+	// Threads are the cell's, split among the clients; Args is a client's
+	// command line at its share of them.
+	Threads int
+	Args    func(threads int) []string
+	// Rate, when above 0, is the cell's rate (option RateFlag), split in
+	// proportion to the threads.
+	RateFlag string
+	Rate     float64
+	// Share, when set, is the options a client's share adds: it runs
+	// threads first to first+n-1 of all (from 0).
+	Share func(first, n, all int) []string
+}
+
+// Assign splits a cell among clients: each client's assignment, and the
+// names of the options only the parts have (which the merged result has
+// none of).
+func Assign(c Cell, clients int) (as []Assignment, perPart []string) {
+	as = make([]Assignment, clients)
+	first := 0
+	for i := range as {
+		share := Share(c.Threads, clients, i)
+		args := c.Args(share)
+		if c.Rate > 0 {
+			args = append(args, fmt.Sprintf("--%s=%g", c.RateFlag, RateShare(c.Rate, c.Threads, clients, i)))
+		}
+		if c.Share != nil {
+			extra := c.Share(first, share, c.Threads)
+			for _, a := range extra {
+				if k, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "="); !slices.Contains(perPart, k) {
+					perPart = append(perPart, k)
+				}
+			}
+			args = append(args, extra...)
+		}
+		first += share
+		as[i] = Assignment{ID: c.ID, Step: c.Step, Repeat: c.Repeat, Args: args, Threads: share}
+	}
+	return as, perPart
 }
 
 // Rotate is a list of servers started at client index's turn, so that the

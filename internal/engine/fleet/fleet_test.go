@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -173,5 +174,33 @@ func TestLost(t *testing.T) {
 	_, err := l.Collect(ctx, "c", as, time.Now().Add(time.Minute))
 	if err == nil || !strings.Contains(err.Error(), "client 1 was lost during the cell") || time.Since(start) > Lost+2*time.Second {
 		t.Errorf("a silent follower: %v after %s", err, time.Since(start))
+	}
+}
+
+// A cell of 7 threads at 700 ops/s among 3 clients: each client's threads,
+// rate and own options, numbered on from the clients before it.
+func TestAssign(t *testing.T) {
+	args := func(n int) []string { return []string{"tpch", "run", fmt.Sprintf("--threads=%d", n)} }
+	share := func(first, n, all int) []string {
+		return []string{fmt.Sprintf("--first-stream=%d", first+1), fmt.Sprintf("--all-streams=%d", all)}
+	}
+	as, perPart := Assign(Cell{ID: "c", Step: "s", Repeat: 2, Threads: 7, Args: args, RateFlag: "rate", Rate: 700, Share: share}, 3)
+	want := [][]string{
+		{"tpch", "run", "--threads=3", "--rate=300", "--first-stream=1", "--all-streams=7"},
+		{"tpch", "run", "--threads=2", "--rate=200", "--first-stream=4", "--all-streams=7"},
+		{"tpch", "run", "--threads=2", "--rate=200", "--first-stream=6", "--all-streams=7"},
+	}
+	for i, a := range as {
+		if !slices.Equal(a.Args, want[i]) || a.Threads != []int{3, 2, 2}[i] || a.ID != "c" || a.Step != "s" || a.Repeat != 2 {
+			t.Errorf("client %d: %+v, want args %v", i, a, want[i])
+		}
+	}
+	if !slices.Equal(perPart, []string{"first-stream", "all-streams"}) {
+		t.Errorf("per-part options %v", perPart)
+	}
+	// No rate, no share options: the command line at each share only.
+	as, perPart = Assign(Cell{ID: "c", Threads: 2, Args: args}, 3)
+	if len(as) != 3 || as[2].Threads != 0 || !slices.Equal(as[2].Args, args(0)) || perPart != nil {
+		t.Errorf("without rate or share: %+v, %v", as, perPart)
 	}
 }
