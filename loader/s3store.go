@@ -419,11 +419,11 @@ func (s *s3Store) ReadLog(name string) ([][]byte, error) {
 	return out, g.Wait()
 }
 
-// Sweep aborts the multipart uploads an interrupted run left open for these
-// names; other names' uploads (another shard's, running now) are left alone.
 // WritesHoldThreads: uploads wait in the network poller, not in a thread.
 func (s *s3Store) WritesHoldThreads() bool { return false }
 
+// Sweep aborts the multipart uploads an interrupted run left open for these
+// names; other names' uploads (another shard's, running now) are left alone.
 func (s *s3Store) Sweep(names []string) (int, error) {
 	want := map[string]bool{}
 	for _, n := range names {
