@@ -34,7 +34,10 @@ func TestConnectionChurn(t *testing.T) {
 	}
 	serverConnects := func(r *result.Result) float64 { return r.Evidence.Counters["Connections"] }
 
-	r := run("--time=10", "--conn-refresh=1s")
+	// Paced (500 events a second, a fraction of what the server does):
+	// refreshes are counted, not speed, and an unthrottled 10 s run takes
+	// CPU the other shards' tests wait for.
+	r := run("--time=10", "--rate=500", "--conn-refresh=1s")
 	c := r.Connections
 	if c == nil || c.Refreshes < 2*8 || c.Refreshes > 2*10 || r.Totals["reconnects"] != 0 {
 		t.Fatalf("--conn-refresh=1s over 10 s at 2 threads: %+v, reconnects %d", c, r.Totals["reconnects"])
@@ -65,7 +68,7 @@ func TestConnectionChurn(t *testing.T) {
 
 	// --idle-conns: the server lists them beside the threads' own.
 	most := func(args ...string) int {
-		cmd, so, se := startBackground(t, append(append(append([]string{"sysbench", "oltp_point_select", "--threads=2", "--time=3", "run"}, size...), connArgs(db)...), args...)...)
+		cmd, so, se := startBackground(t, append(append(append([]string{"sysbench", "oltp_point_select", "--threads=2", "--time=3", "--rate=500", "run"}, size...), connArgs(db)...), args...)...)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		tick := time.NewTicker(50 * time.Millisecond)

@@ -164,7 +164,9 @@ func abs(x float64) float64 {
 // TestPlanClientsKilled: a follower killed during a cell, then the leader
 // killed during a cell: each time the cell is not kept, and the same
 // commands run again finish the plan; the folder then holds the cells an
-// uninterrupted plan writes, each measured once.
+// uninterrupted plan writes, each measured once. The cells are paced
+// (1,000 events a second, split among the clients): what is asserted is
+// files and parts, and unthrottled cells took both cores.
 func TestPlanClientsKilled(t *testing.T) {
 	needServer(t)
 	freshDB(t, "fleet_kill")
@@ -176,6 +178,7 @@ name = "ps"
 test = "oltp_point_select"
 threads = [2, 4, 6]
 time = "3s"
+options = { rate = 1000 }
 `)
 	dir, port := t.TempDir(), freePort(t)
 	args := func(i int) []string { return clientArgs(p, dir, port, "fleet_kill", 2, i) }

@@ -10,7 +10,9 @@ import (
 )
 
 // A thread sweep writes one result per level; compare and show read them;
-// merge combines two clients' results of one run.
+// merge combines two clients' results of one run. The runs are paced (2,000
+// events a second): what is asserted is their files and reports, and
+// unthrottled runs take CPU the other shards' tests wait for.
 func TestSweepCompareMergeShow(t *testing.T) {
 	needServer(t)
 	db := "sweep"
@@ -18,7 +20,7 @@ func TestSweepCompareMergeShow(t *testing.T) {
 	mustOK(t, sb(t, db, "oltp_common", "prepare", "--table-size=2000", "--tables=2"), "prepare")
 	base, cand := t.TempDir(), t.TempDir()
 	for _, dir := range []string{base, cand} {
-		r := sb(t, db, "oltp_point_select", "run", "--threads=1,2,4", "--time=1", "--tables=2", "--table-size=2000", "--result-dir="+dir, "--cooldown=100ms")
+		r := sb(t, db, "oltp_point_select", "run", "--threads=1,2,4", "--time=1", "--rate=2000", "--tables=2", "--table-size=2000", "--result-dir="+dir, "--cooldown=100ms")
 		mustOK(t, r, "sweep")
 		if n := strings.Count(r.stdout, "SQL statistics:"); n != 3 {
 			t.Fatalf("%d reports for 3 levels", n)
@@ -44,9 +46,9 @@ func TestSweepCompareMergeShow(t *testing.T) {
 	a, b := filepath.Join(t.TempDir(), "a.json"), filepath.Join(t.TempDir(), "b.json")
 	done := make(chan res)
 	go func() {
-		done <- sb(t, db, "oltp_point_select", "run", "--threads=2", "--time=2", "--tables=2", "--table-size=2000", "--result-file="+a)
+		done <- sb(t, db, "oltp_point_select", "run", "--threads=2", "--time=2", "--rate=2000", "--tables=2", "--table-size=2000", "--result-file="+a)
 	}()
-	mustOK(t, sb(t, db, "oltp_point_select", "run", "--threads=2", "--time=2", "--tables=2", "--table-size=2000", "--result-file="+b), "client b")
+	mustOK(t, sb(t, db, "oltp_point_select", "run", "--threads=2", "--time=2", "--rate=2000", "--tables=2", "--table-size=2000", "--result-file="+b), "client b")
 	mustOK(t, <-done, "client a")
 	r = ob(t, nil, "report", "merge", a, b)
 	mustOK(t, r, "merge")
