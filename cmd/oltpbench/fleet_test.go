@@ -65,7 +65,7 @@ name = "ps"
 test = "oltp_point_select"
 threads = [3, 6]
 repeats = 2
-time = "5s"
+time = "3s"
 [[step]]
 name = "best"
 test = "oltp_point_select"
@@ -235,7 +235,7 @@ func TestPlanClientsArgs(t *testing.T) {
 	needServer(t)
 	freshDB(t, "fleet_args")
 	p := writePlan(t, fleetPlan)
-	other := writePlan(t, strings.Replace(fleetPlan, `time = "5s"`, `time = "6s"`, 1))
+	other := writePlan(t, strings.Replace(fleetPlan, `time = "3s"`, `time = "6s"`, 1))
 	dir, port := t.TempDir(), freePort(t)
 	oneLine := func(r res, want string) {
 		t.Helper()

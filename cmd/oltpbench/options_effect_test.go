@@ -127,15 +127,21 @@ func TestSoak(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command("make", "-C", "../..", "soak")
 	cmd.Env = append(os.Environ(), "SOAK_MIN=6", "SOAK_SAMPLE_S=3", "SOAK_RESTART_MIN=3", "SOAK_SB_THREADS=4", "SOAK_TPCC_THREADS=2",
-		"SOAK_TABLE_SIZE=2000", "SOAK_WAREHOUSES=1", "SOAK_SB_RATE=50", "TMPDIR="+dir)
+		"SOAK_TABLE_SIZE=2000", "SOAK_WAREHOUSES=1", "SOAK_SB_RATE=50", "SOAK_TPCC_TPM=1200", "TMPDIR="+dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "soak: PASS") || strings.Count(string(out), "server restarted") != 1 {
 		t.Fatalf("make soak: %v\n%s", err, out)
 	}
 	// SOAK_SB_RATE paces sysbench (50 events a second: its arrivals over
-	// the run stand within 10%).
+	// the run stand within 10%); SOAK_TPCC_TPM paces TPC-C (unthrottled,
+	// its 42 s took both cores from the other shards' tests).
 	if m := regexp.MustCompile(`soak: sysbench: +transactions: +\d+ +\(([\d.]+) per sec\.\)`).FindStringSubmatch(string(out)); m == nil || mustFloat(m[1]) > 55 {
 		t.Errorf("sysbench not paced at SOAK_SB_RATE=50:\n%s", out)
+	}
+	// At 20 transactions a second for 42 s, New-Orders (10 of the deck's
+	// 23) are at most 420.
+	if m := regexp.MustCompile(`soak: TPC-C: (\d+) New-Orders committed`).FindStringSubmatch(string(out)); m == nil || mustFloat(m[1]) < 1 || mustFloat(m[1]) > 420 {
+		t.Errorf("TPC-C not paced at SOAK_TPCC_TPM=1200:\n%s", out)
 	}
 	samples, _ := filepath.Glob(filepath.Join(dir, "oltpbench-soak.*", "samples.csv"))
 	if len(samples) != 1 {
