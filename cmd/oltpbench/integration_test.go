@@ -803,12 +803,15 @@ func TestErrorCodesDeadlocksAndRestart(t *testing.T) {
 // for a person (--notes), one stderr line; without it sysbench's output
 // stays sysbench's at any verbosity. A 16-thread run against the server is not.
 func TestClientBound(t *testing.T) {
-	alone(t) // its assertions are about speed and timing
 	needServer(t)
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
 		t.Skip("no taskset")
 	}
+	db := "client_bound"
+	freshDB(t, db)
+	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=2000", "prepare"), "prepare")
+	alone(t) // its assertions are about speed and timing
 	dir := t.TempDir()
 	bound := filepath.Join(dir, "bound.json")
 	for _, opt := range []string{"--notes=on", "--verbosity=5"} {
@@ -835,9 +838,6 @@ func TestClientBound(t *testing.T) {
 	} else {
 		t.Logf("64 threads pinned, dry: client CPU share %.2f, scheduling p99 %.2f ms", h.CPUShare, h.SchedLatP99Ms)
 	}
-	db := "client_bound"
-	freshDB(t, db)
-	mustOK(t, sb(t, db, "oltp_point_select", "--tables=1", "--table-size=2000", "prepare"), "prepare")
 	normal := filepath.Join(dir, "normal.json")
 	// 4 threads: 16, on the 2 cores the server shares, once had the Go
 	// scheduler's p99 at 2.62 ms (the limit: 1 ms) in a quiet run.

@@ -167,6 +167,8 @@ func TestTPCCSearchConstraint(t *testing.T) {
 func TestPlanSearchStep(t *testing.T) {
 	needServer(t)
 	freshDB(t, "plan_search")
+	// The plan's dataset loaded beside the shards: the plan finds it.
+	mustOK(t, tp(t, "plan_search", "prepare", "--warehouses=4", "--threads=2"), "prepare")
 	alone(t) // its probes' efficiency is the machine's: 73% at 1 warehouse beside four shards
 	step := `[dataset]
 workload = "tpcc"
@@ -185,6 +187,9 @@ options = { wait = 0.002, report-interval = 0 }
 `)
 	dir := t.TempDir()
 	r := ob(t, nil, planArgs(p, dir, "plan_search")...)
+	if !strings.Contains(r.stdout, "Dataset: verified against its record in plan_search") {
+		t.Errorf("the plan did not take the dataset loaded before it:\n%s", r.stdout)
+	}
 	if strings.Contains(r.stdout, "MAX WAREHOUSES = 0: even 1 fails") {
 		// A machine too slow for a five-hundredth of the spec's waits:
 		// the headroom has nothing to take a share of and says so.

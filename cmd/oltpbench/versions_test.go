@@ -140,6 +140,8 @@ repeats = 4
 // efficiency is the machine's.
 func TestVersionsCapacity(t *testing.T) {
 	srv, conn := versionServer(t)
+	// The plan's dataset loaded beside the shards: each visit finds it.
+	mustOK(t, ob(t, nil, append([]string{"tpcc", "prepare", "--warehouses=4", "--threads=2", "--progress=off"}, conn...)...), "prepare")
 	alone(t)
 	p := versionsPlanOf(t, srv, "workload = \"tpcc\"\noptions = { warehouses = 4 }", `list = ["A", "D"]`, `[[step]]
 name = "capacity"
@@ -150,6 +152,9 @@ options = { wait = 0.004, report-interval = 0 }
 `)
 	dir := t.TempDir()
 	r := ob(t, nil, append([]string{"plan", "run", p, "--result-dir", dir, "--fail-on=regression:5%", "--"}, conn...)...)
+	if strings.Count(r.stdout, "Dataset: verified against its record in versions") != 2 {
+		t.Errorf("a visit did not take the dataset loaded before the plan:\n%s", r.stdout)
+	}
 	verdict := regexp.MustCompile(`(?m)^  capacity fell -\d+% \(([2-4]) -> 1 warehouses\): D failed at 2 in 3 of 3 runs, A sustained ([2-4]) in 3 of 3: confirmed$`)
 	m := verdict.FindStringSubmatch(r.stdout)
 	if m == nil || m[1] != m[2] {
