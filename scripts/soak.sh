@@ -126,7 +126,7 @@ done
 "$bin" tpcc check --warehouses=$wh "${conn[@]}" --db=soak_tpcc >"$dir/tpcc-check.log" 2>&1 ||
   { echo "soak: FAIL: tpcc check, see $dir/tpcc-check.log"; fail=1; }
 orders1=$(sql "SELECT COUNT(*) FROM soak_tpcc.orders")
-read -r committed reconnects < <(python3 -c '
+read -r counted reconnects < <(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(next(o["count"] for o in d["ops"] if o["name"] == "new_order"), d["totals"].get("reconnects", 0))' "$dir/tpcc.json")
@@ -137,7 +137,7 @@ if [ -z "$rollbacks" ]; then
   echo "soak: FAIL: no New-Order rollbacks line in TPC-C's audit, see $dir/tpcc.log"
   rollbacks=0 fail=1
 fi
-committed=$((committed - rollbacks))
+committed=$((counted - rollbacks))
 echo "soak: TPC-C: $committed New-Orders committed ($rollbacks rolled back by design), the server gained $gained orders, $reconnects reconnects; $restarts restarts"
 # Every New-Order committed is an order, none lost; a commit cut by a
 # restart or by the stop may have landed without being counted (at most one

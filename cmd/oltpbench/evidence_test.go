@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -306,10 +307,11 @@ func TestEvidenceWithoutPerformanceSchema(t *testing.T) {
 func TestWhyTPCC(t *testing.T) {
 	needServer(t)
 	srv := t.TempDir()
-	conn := append(psServer(t, srv, "256M"), "--mysql-db=whytpcc", "--statement-latency")
+	server := append(psServer(t, srv, "256M"), "--mysql-db=whytpcc")
+	conn := append(slices.Clip(server), "--statement-latency")
 	t.Cleanup(func() { stopServer(t, srv, true) })
 	// The plan's dataset loaded beside the shards: the plan finds it.
-	mustOK(t, ob(t, nil, append([]string{"tpcc", "prepare", "--warehouses=1", "--threads=2", "--progress=off"}, conn[:len(conn)-1]...)...), "prepare")
+	mustOK(t, ob(t, nil, append([]string{"tpcc", "prepare", "--warehouses=1", "--threads=2", "--progress=off"}, server...)...), "prepare")
 	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	// No reset between the repeats: a reload would make the index again.
 	p := writePlan(t, "[dataset]\nworkload = \"tpcc\"\noptions = { warehouses = 1 }\n[[step]]\nthreads = [4]\ntime = \"1s\"\nrepeats = 4\n")
