@@ -37,8 +37,27 @@ func TestTPCCSearch(t *testing.T) {
 	db := "tpcc_search"
 	freshDB(t, db)
 	mustOK(t, tp(t, db, "prepare", "--warehouses=10", "--threads=4"), "prepare")
-	alone(t) // its probes' efficiency is the machine's: 74% at 1 warehouse beside five shards
 	dir := t.TempDir()
+	// Bad input, beside the shards: each refused in one line before a probe.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--warehouses=10", "--wait=0.002", "--baseline-max=11", "--result-dir=" + dir}, "invalid --baseline-max=11: above the loaded 10"},
+		{[]string{"search", "--warehouses=10", "--wait=0.002", "--estimate=0", "--result-dir=" + dir}, "invalid --estimate=0"},
+		{[]string{"search", "--warehouses=10", "--result-dir=" + dir}, "tpcc search probes at the spec's keying and think times: add --wait"},
+		{[]string{"search", "--warehouses=10", "--wait=-1", "--result-dir=" + dir}, "is not on, off or a multiplier"},
+		{[]string{"run", "--warehouses=10", "--estimate=3"}, "--estimate goes with the search command"},
+		{[]string{"search", "--warehouses=10", "--wait"}, "search needs --result-dir DIR"},
+		{[]string{"search", "--warehouses=10", "--wait", "--result-dir=" + t.TempDir(), "--restart=exit 3"}, "the --restart command failed (exit status 3)"},
+		{[]string{"search", "--warehouses=10", "--wait", "--result-dir=" + t.TempDir(), "--restart=sleep 30", "--restart-timeout=1s"}, "the --restart command took longer than --restart-timeout=1s"},
+	} {
+		r := tp(t, db, tc.args...)
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+	alone(t) // its probes' efficiency is the machine's: 74% at 1 warehouse beside five shards
 	args := []string{"search", "--warehouses=10", "--wait=0.002", "--time=2", "--report-interval=0", "--result-dir=" + dir}
 
 	// Killed during its second probe, then resumed.
@@ -109,25 +128,6 @@ func TestTPCCSearch(t *testing.T) {
 		g := tp(t, db, append(args, "--baseline-max=10", "--result-dir="+t.TempDir())...)
 		if g.code != 1 || !strings.Contains(g.stderr, "the baseline of 10 warehouses fails: capacity fell to ") {
 			t.Errorf("--baseline-max=10 with a maximum of %d: exit %d\n%s", best, g.code, g.stderr)
-		}
-	}
-
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"search", "--warehouses=10", "--wait=0.002", "--baseline-max=11", "--result-dir=" + dir}, "invalid --baseline-max=11: above the loaded 10"},
-		{[]string{"search", "--warehouses=10", "--wait=0.002", "--estimate=0", "--result-dir=" + dir}, "invalid --estimate=0"},
-		{[]string{"search", "--warehouses=10", "--result-dir=" + dir}, "tpcc search probes at the spec's keying and think times: add --wait"},
-		{[]string{"search", "--warehouses=10", "--wait=-1", "--result-dir=" + dir}, "is not on, off or a multiplier"},
-		{[]string{"run", "--warehouses=10", "--estimate=3"}, "--estimate goes with the search command"},
-		{[]string{"search", "--warehouses=10", "--wait"}, "search needs --result-dir DIR"},
-		{[]string{"search", "--warehouses=10", "--wait", "--result-dir=" + t.TempDir(), "--restart=exit 3"}, "the --restart command failed (exit status 3)"},
-		{[]string{"search", "--warehouses=10", "--wait", "--result-dir=" + t.TempDir(), "--restart=sleep 30", "--restart-timeout=1s"}, "the --restart command took longer than --restart-timeout=1s"},
-	} {
-		r := tp(t, db, tc.args...)
-		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, r.code, r.stderr, tc.want)
 		}
 	}
 }
