@@ -132,7 +132,7 @@ d = json.load(open(sys.argv[1]))
 print(next(o["count"] for o in d["ops"] if o["name"] == "new_order"), d["totals"].get("reconnects", 0))' "$dir/tpcc.json")
 gained=$((orders1 - orders0))
 # The audit's line: "New-Order rollbacks ... PASS (12 of 1234)".
-rollbacks=$(sed -n 's/^ *New-Order rollbacks .*(\([0-9]*\) of [0-9]*)$/\1/p' "$dir/tpcc.log")
+rollbacks=$(sed -n 's/^ *New-Order rollbacks .*(\([0-9]*\) of [0-9]*)$/\1/p' "$dir/tpcc.log" | tail -n 1) # the final audit's
 if [ -z "$rollbacks" ]; then
   echo "soak: FAIL: no New-Order rollbacks line in TPC-C's audit, see $dir/tpcc.log"
   rollbacks=0 fail=1
