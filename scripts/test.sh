@@ -65,6 +65,10 @@ go build -o "$bins/oltpbench" ./cmd/oltpbench
 for p in "${starts[@]}"; do wait "$p"; done
 set -a; . "$dir/env"; . "$s3dir/env"; . "$promdir/env"; . "$pgdir/env"; . "$toxidir/env"; set +a
 export OLTPBENCH_TEST_SCRIPTS="$PWD/scripts"
+# Datasets loaded once and copied into the tests that only need one loaded
+# (their tables' files: cmd/oltpbench's prepared), shared by every server.
+export OLTPBENCH_TEST_FIXTURES="$bins/fixtures"
+mkdir -p "$OLTPBENCH_TEST_FIXTURES"
 
 # The other packages' tests (those with concurrency under the race
 # detector) run beside cmd/oltpbench's shards, on a MariaDB of their own

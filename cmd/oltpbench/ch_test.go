@@ -110,7 +110,7 @@ func TestCHRun(t *testing.T) {
 	needServer(t)
 	db := "ch_run"
 	freshDB(t, db)
-	mustOK(t, chb(t, db, "prepare", "--warehouses=1"), "prepare")
+	prepared(t, db, "ch", "prepare", "--warehouses=1")
 	out := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
 	// The terminals paced (20 a second), so that the streams have the
@@ -182,7 +182,7 @@ func TestCHBadInput(t *testing.T) {
 	needServer(t)
 	db := "ch_bad"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "tpcc prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -207,7 +207,7 @@ func TestCHAnswersMatchPostgres(t *testing.T) {
 	freshDB(t, db)
 	dir := t.TempDir()
 	mustOK(t, ob(t, nil, "csv", "ch", "--warehouses=1", "--dir="+dir, "--mysql-db="+db), "csv")
-	mustOK(t, chb(t, db, "prepare", "--warehouses=1"), "prepare")
+	prepared(t, db, "ch", "prepare", "--warehouses=1")
 	psql := pgLoad(t, db, dir, "testdata/ch-postgres.sql")
 	maria := openDB(t, db)
 	for _, q := range ch.Queries {

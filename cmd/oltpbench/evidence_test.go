@@ -311,7 +311,7 @@ func TestWhyTPCC(t *testing.T) {
 	conn := append(slices.Clip(server), "--statement-latency")
 	t.Cleanup(func() { stopServer(t, srv, true) })
 	// The plan's dataset loaded beside the shards: the plan finds it.
-	mustOK(t, ob(t, nil, append([]string{"tpcc", "prepare", "--warehouses=1", "--threads=2", "--progress=off"}, server...)...), "prepare")
+	preparedOn(t, server[:3], "whytpcc", "tpcc", "prepare", "--warehouses=1")
 	alone(t) // a verdict between versions from repeats: other tests' load drifts it
 	// No reset between the repeats: a reload would make the index again.
 	p := writePlan(t, "[dataset]\nworkload = \"tpcc\"\noptions = { warehouses = 1 }\n[[step]]\nthreads = [4]\ntime = \"1s\"\nrepeats = 4\n")

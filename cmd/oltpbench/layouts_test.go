@@ -64,7 +64,7 @@ func TestTPCCLayouts(t *testing.T) {
 	t.Run("active-warehouses", func(t *testing.T) {
 		db := "tpcc_active"
 		freshDB(t, db)
-		mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2"), "prepare")
+		prepared(t, db, "tpcc", "prepare", "--warehouses=2")
 		mustOK(t, tp(t, db, "run", "--warehouses=2", "--active-warehouses=1", "--threads=4", "--txns-per-terminal=50"), "run")
 		d := openDB(t, db)
 		for q, want := range map[string]string{

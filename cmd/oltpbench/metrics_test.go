@@ -141,7 +141,7 @@ func metricsSysbench(t *testing.T, promURL string, metrics []string, dir string)
 func metricsTPCC(t *testing.T, promURL string, metrics []string, dir string) {
 	t.Helper()
 	freshDB(t, "metrics_tpcc")
-	mustOK(t, tp(t, "metrics_tpcc", "prepare", "--warehouses=1", "--threads=2"), "tpcc prepare")
+	prepared(t, "metrics_tpcc", "tpcc", "prepare", "--warehouses=1")
 	tpFile := filepath.Join(dir, "tpcc.json")
 	mustOK(t, tp(t, "metrics_tpcc", append([]string{"run", "--warehouses=1", "--threads=2", "--time=4s", "--result-file=" + tpFile}, metrics...)...), "tpcc run")
 	res, err := result.Read(tpFile)

@@ -154,7 +154,7 @@ func TestTPCCThrottleAndCount(t *testing.T) {
 	needServer(t)
 	db := "tpcc_throttle"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=2")
 	// 100 transactions a second on 16 terminals: each may take 160 ms and
 	// the pace still holds (12,000 a minute on 8 fell 4% behind beside
 	// make test's other shards). The seed fixes the arrivals.

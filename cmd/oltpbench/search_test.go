@@ -142,7 +142,7 @@ func TestTPCCSearchConstraint(t *testing.T) {
 	needServer(t)
 	db := "tpcc_constraint"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	dir := t.TempDir()
 	hold := `at=1s;command=mariadb -h$OLTPBENCH_MYSQL_HOST -P$OLTPBENCH_MYSQL_PORT -u$OLTPBENCH_MYSQL_USER $OLTPBENCH_MYSQL_DB -e "BEGIN; SELECT * FROM district WHERE d_w_id = 1 FOR UPDATE; DO SLEEP(7); COMMIT"`
 	r := tp(t, db, "search", "--warehouses=1", "--wait=0.05", "--time=10", "--report-interval=0", "--repeat=2", "--event="+hold, "--result-dir="+dir)
@@ -168,7 +168,7 @@ func TestPlanSearchStep(t *testing.T) {
 	needServer(t)
 	freshDB(t, "plan_search")
 	// The plan's dataset loaded beside the shards: the plan finds it.
-	mustOK(t, tp(t, "plan_search", "prepare", "--warehouses=4", "--threads=2"), "prepare")
+	prepared(t, "plan_search", "tpcc", "prepare", "--warehouses=4")
 	alone(t) // its probes' efficiency is the machine's: 73% at 1 warehouse beside four shards
 	step := `[dataset]
 workload = "tpcc"

@@ -29,7 +29,7 @@ func TestStatementLatencyTPCC(t *testing.T) {
 	needServer(t)
 	db := "tpcc_stmts"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	f := filepath.Join(t.TempDir(), "r.json")
 	mustOK(t, tp(t, db, "run", "--warehouses=1", "--threads=4", "--time=3", "--statement-latency", "--result-file="+f), "run")
 	r, err := result.Read(f)

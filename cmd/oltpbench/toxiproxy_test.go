@@ -107,7 +107,7 @@ func TestToxiLatency(t *testing.T) {
 func TestToxiResetPeer(t *testing.T) {
 	db := "toxi_reset"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	p, via := proxied(t, db)
 	via[len(via)-1] = "--db=" + db
 	slicer(t, db, p, via)

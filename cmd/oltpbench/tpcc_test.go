@@ -108,7 +108,7 @@ func TestTPCCCheckCatchesCorruption(t *testing.T) {
 	needServer(t)
 	db := "tpcc_corrupt"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	d := openDB(t, db)
 	for _, c := range []struct {
 		cond        string
@@ -159,7 +159,7 @@ func TestTPCCBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d stderr %q, want one line with %q", c.args, r.code, r.stderr, c.want)
 		}
 	}
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	r := tp(t, db, "run", "--warehouses=3", "--time=1s")
 	if r.code == 0 || !strings.Contains(r.stderr, "has 1 warehouses, not --warehouses=3") {
 		t.Errorf("other warehouse count: exit %d stderr %q", r.code, r.stderr)
@@ -175,7 +175,7 @@ func TestTPCCServerRestart(t *testing.T) {
 	}
 	db := "tpcc_restart"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	// A long run, ended by Ctrl-C once New-Orders are done again after the
 	// restart: a fixed 10 s ran out before a busy machine's server had
 	// closed the connections.
@@ -254,7 +254,7 @@ func TestTPCCWaitMode(t *testing.T) {
 	needServer(t)
 	db := "tpcc_wait"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	r := tp(t, db, "run", "--warehouses=1", "--wait", "--time=4s", "--report-interval=0")
 	mustOK(t, r, "run")
 	if !strings.Contains(r.stdout, "1 warehouses, 10 threads") || !strings.Contains(r.stdout, "waits on (the spec's)") || !regexp.MustCompile(`efficiency: [\d.]+% \(`).MatchString(r.stdout) {
@@ -311,7 +311,7 @@ func TestTPCCIgnoreErrors(t *testing.T) {
 	needServer(t)
 	db := "tpcc_ignore"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	tx, err := openDB(t, db).Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +342,7 @@ func TestTPCCFewPreparedStatements(t *testing.T) {
 	needServer(t)
 	db := "tpcc_fewps"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	d := openDB(t, "")
 	var old string
 	if err := d.QueryRow("SELECT @@GLOBAL.max_prepared_stmt_count").Scan(&old); err != nil {
@@ -366,7 +366,7 @@ func TestTPCCStockUpdatePerLine(t *testing.T) {
 	needServer(t)
 	db := "tpcc_perline"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=2", "--threads=2"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=2")
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := tp(t, db, "run", "--warehouses=2", "--threads=4", "--txns-per-terminal=50", "--stock-update=per-line", "--result-file="+out)
 	mustOK(t, r, "run")
@@ -390,7 +390,7 @@ func TestTPCCResponseTimeConstraint(t *testing.T) {
 	needServer(t)
 	db := "tpcc_rt"
 	freshDB(t, db)
-	mustOK(t, tp(t, db, "prepare", "--warehouses=1", "--threads=2"), "prepare")
+	prepared(t, db, "tpcc", "prepare", "--warehouses=1")
 	line := regexp.MustCompile(`(?m)^  90th percentile response delivery\s+([\d.]+)s\s+\[0\.00, 5\.00\]\s+(PASS|FAIL)`)
 	args := []string{"run", "--warehouses=1", "--threads=1", "--weights=0,0,0,100,0", "--time=15"}
 	r := tp(t, db, append(args[:4:4], "--time=3")...)

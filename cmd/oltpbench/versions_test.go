@@ -141,7 +141,7 @@ repeats = 4
 func TestVersionsCapacity(t *testing.T) {
 	srv, conn := versionServer(t)
 	// The plan's dataset loaded beside the shards: each visit finds it.
-	mustOK(t, ob(t, nil, append([]string{"tpcc", "prepare", "--warehouses=4", "--threads=2", "--progress=off"}, conn...)...), "prepare")
+	preparedOn(t, conn[:3], "versions", "tpcc", "prepare", "--warehouses=4")
 	alone(t)
 	p := versionsPlanOf(t, srv, "workload = \"tpcc\"\noptions = { warehouses = 4 }", `list = ["A", "D"]`, `[[step]]
 name = "capacity"

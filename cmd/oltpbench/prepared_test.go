@@ -1,0 +1,343 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// prepared gives db on the test server the dataset that the prepare
+// command args makes (e.g. "tpcc", "prepare", "--warehouses=1"), for the
+// tests whose subject is what they do on a loaded dataset, not the load.
+// Under make test (OLTPBENCH_TEST_FIXTURES set: a folder of the run's,
+// shared by every server it starts, all of one MariaDB build) the first
+// test to ask loads it once, into a database of its own, and keeps its
+// tables' files (InnoDB's transportable tablespaces: FLUSH TABLES ... FOR
+// EXPORT); each test then gets a copy by importing them (ALTER TABLE ...
+// IMPORT TABLESPACE): about 0.2 server CPU-seconds where a 1-warehouse
+// TPC-C load takes 5. Without the folder the command runs into db.
+func prepared(t *testing.T, db string, args ...string) {
+	t.Helper()
+	preparedOn(t, []string{"--mysql-host=" + testHost, "--mysql-port=" + testPort, "--mysql-user=root"}, db, args...)
+}
+
+// preparedOn is prepared on the server of the connection options server
+// (--mysql-host, --mysql-port, --mysql-user; its files must be this
+// machine's). db is dropped first.
+func preparedOn(t *testing.T, server []string, db string, args ...string) {
+	t.Helper()
+	fixtures := os.Getenv("OLTPBENCH_TEST_FIXTURES")
+	if fixtures == "" {
+		prepareCommand(t, server, db, args)
+		return
+	}
+	sum := sha256.Sum256([]byte(strings.Join(args, "\x00")))
+	files := filepath.Join(fixtures, hex.EncodeToString(sum[:8]))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	d := serverDB(t, server)
+	func() {
+		unlock := lockFile(t, ctx, files+".lock")
+		defer unlock()
+		if _, err := os.Stat(filepath.Join(files, "tables.json")); err == nil {
+			return
+		}
+		exportDataset(t, ctx, d, server, files, args)
+	}()
+	if err := importDataset(ctx, d, db, files); err != nil {
+		t.Fatalf("%s: copying the dataset into %s: %v", strings.Join(args, " "), db, err)
+	}
+}
+
+// A table of a kept dataset: its definition, and its files in the folder.
+type keptTable struct{ Name, DDL string }
+
+// exportDataset loads the dataset into a database of the fixture's own and
+// keeps its tables' definitions and files in dir.
+func exportDataset(t *testing.T, ctx context.Context, d *sql.DB, server []string, dir string, args []string) {
+	t.Helper()
+	src := "fixture_" + filepath.Base(dir)
+	if _, err := d.ExecContext(ctx, "DROP DATABASE IF EXISTS "+src); err != nil {
+		t.Fatal(err)
+	}
+	defer d.ExecContext(ctx, "DROP DATABASE IF EXISTS "+src)
+	prepareCommand(t, server, src, args)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := keepDataset(ctx, d, src, dir); err != nil {
+		t.Fatalf("%s: keeping the dataset's files: %v", strings.Join(args, " "), err)
+	}
+}
+
+// prepareCommand runs the prepare command args into db.
+func prepareCommand(t *testing.T, server []string, db string, args []string) {
+	t.Helper()
+	mustOK(t, ob(t, nil, append(append(append([]string(nil), args...), server...), "--mysql-db="+db, "--progress=off")...), strings.Join(args, " "))
+}
+
+func keepDataset(ctx context.Context, d *sql.DB, src, dir string) error {
+	c, err := d.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var datadir string
+	if err := c.QueryRowContext(ctx, "SELECT @@datadir").Scan(&datadir); err != nil {
+		return err
+	}
+	var tables []keptTable
+	rows, err := c.QueryContext(ctx, "SELECT table_name, table_type, engine, create_options FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name", src)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name, kind string
+		var engine, options sql.NullString
+		if err := rows.Scan(&name, &kind, &engine, &options); err != nil {
+			rows.Close()
+			return err
+		}
+		if kind != "BASE TABLE" || engine.String != "InnoDB" || strings.Contains(options.String, "partitioned") {
+			rows.Close()
+			return fmt.Errorf("%s is a %s (%s, %s): only InnoDB tables without partitions are copied", name, kind, engine.String, options.String)
+		}
+		tables = append(tables, keptTable{Name: name})
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	if len(tables) == 0 {
+		return fmt.Errorf("the command made no tables in %s", src)
+	}
+	names := make([]string, len(tables))
+	for i := range tables {
+		var name string
+		if err := c.QueryRowContext(ctx, "SHOW CREATE TABLE "+src+"."+tables[i].Name).Scan(&name, &tables[i].DDL); err != nil {
+			return err
+		}
+		names[i] = src + "." + tables[i].Name
+	}
+	// The files are consistent while this connection holds the tables
+	// flushed for export; UNLOCK TABLES ends it.
+	if _, err := c.ExecContext(ctx, "FLUSH TABLES "+strings.Join(names, ", ")+" FOR EXPORT"); err != nil {
+		return err
+	}
+	defer c.ExecContext(ctx, "UNLOCK TABLES")
+	for _, tb := range tables {
+		for _, ext := range []string{".ibd", ".cfg"} {
+			if err := copyFile(filepath.Join(datadir, src, tb.Name+ext), filepath.Join(dir, tb.Name+ext)); err != nil {
+				return err
+			}
+		}
+	}
+	b, err := json.Marshal(tables)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "tables.json"), b, 0o644) // written last: the folder is whole
+}
+
+// importDataset makes db anew from the kept files in dir.
+func importDataset(ctx context.Context, d *sql.DB, db, dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "tables.json"))
+	if err != nil {
+		return err
+	}
+	var tables []keptTable
+	if err := json.Unmarshal(b, &tables); err != nil {
+		return err
+	}
+	c, err := d.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var datadir string
+	if err := c.QueryRowContext(ctx, "SELECT @@datadir").Scan(&datadir); err != nil {
+		return err
+	}
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + db, "CREATE DATABASE " + db, "USE " + db, "SET SESSION foreign_key_checks = 0"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	for _, tb := range tables {
+		if _, err := c.ExecContext(ctx, tb.DDL); err != nil {
+			return err
+		}
+		if _, err := c.ExecContext(ctx, "ALTER TABLE `"+tb.Name+"` DISCARD TABLESPACE"); err != nil {
+			return err
+		}
+		for _, ext := range []string{".ibd", ".cfg"} {
+			if err := copyFile(filepath.Join(dir, tb.Name+ext), filepath.Join(datadir, db, tb.Name+ext)); err != nil {
+				return err
+			}
+		}
+		if _, err := c.ExecContext(ctx, "ALTER TABLE `"+tb.Name+"` IMPORT TABLESPACE"); err != nil {
+			return fmt.Errorf("importing %s: %w", tb.Name, err)
+		}
+		os.Remove(filepath.Join(datadir, db, tb.Name+".cfg")) // read by the import, not needed after it
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o660)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// serverDB opens the server of the connection options server, no database.
+func serverDB(t *testing.T, server []string) *sql.DB {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	host, port := "127.0.0.1", "3306"
+	for _, a := range server {
+		switch k, v, _ := strings.Cut(a, "="); k {
+		case "--mysql-host":
+			host = v
+		case "--mysql-port":
+			port = v
+		case "--mysql-user":
+			cfg.User = v
+		}
+	}
+	cfg.Addr = host + ":" + port
+	c, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sql.OpenDB(c)
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// lockFile takes an exclusive lock on path, waiting until ctx ends; the
+// lock goes with the process, should it die holding it.
+func lockFile(t *testing.T, ctx context.Context, path string) (unlock func()) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			t.Fatalf("locking %s: %v", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			t.Fatalf("locking %s: another test held it past the deadline", path)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TestPreparedCopy: a dataset copied by prepared is the one its command
+// loads: the same tables, definitions and rows (CHECKSUM TABLE), the same
+// dataset record but for the load's timings; it takes writes (history has
+// no primary key: InnoDB's hidden row ids go on past the copied ones) and
+// passes TPC-C's checks after a run.
+func TestPreparedCopy(t *testing.T) {
+	needServer(t)
+	if os.Getenv("OLTPBENCH_TEST_FIXTURES") == "" {
+		t.Skip("copies only under make test (OLTPBENCH_TEST_FIXTURES)")
+	}
+	freshDB(t, "fx_load")
+	freshDB(t, "fx_copy")
+	mustOK(t, tp(t, "fx_load", "prepare", "--warehouses=1"), "prepare")
+	prepared(t, "fx_copy", "tpcc", "prepare", "--warehouses=1")
+	d := openDB(t, "")
+	tables := func(db string) map[string]string {
+		m := map[string]string{}
+		rows, err := d.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = ?", db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var name, ddl string
+			rows.Scan(&name)
+			if err := d.QueryRow("SHOW CREATE TABLE "+db+"."+name).Scan(&name, &ddl); err != nil {
+				t.Fatal(err)
+			}
+			var sum sql.NullInt64
+			if err := d.QueryRow("CHECKSUM TABLE "+db+"."+name).Scan(&name, &sum); err != nil {
+				t.Fatal(err)
+			}
+			m[strings.TrimPrefix(name, db+".")] = fmt.Sprintf("%s\n%d", ddl, sum.Int64)
+		}
+		return m
+	}
+	load, copied := tables("fx_load"), tables("fx_copy")
+	if len(load) < 9 {
+		t.Fatalf("the load made %d tables", len(load))
+	}
+	for name, want := range load {
+		if name == "oltpbench_dataset" {
+			continue
+		}
+		if copied[name] != want {
+			t.Errorf("%s: copied\n%s\nloaded\n%s", name, copied[name], want)
+		}
+	}
+	if len(copied) != len(load) {
+		t.Errorf("copied %d tables, loaded %d", len(copied), len(load))
+	}
+	record := func(db string) string {
+		var s string
+		d.QueryRow("SELECT GROUP_CONCAT(k, '=', v ORDER BY k) FROM " + db + ".oltpbench_dataset WHERE k NOT LIKE 'load\\_%' AND k <> 'analyzed'").Scan(&s)
+		return s
+	}
+	if a, b := record("fx_load"), record("fx_copy"); a != b || !strings.Contains(a, "state=complete") {
+		t.Errorf("dataset records: loaded %q, copied %q", a, b)
+	}
+	mustOK(t, tp(t, "fx_copy", "run", "--warehouses=1", "--threads=2", "--txns-per-terminal=100"), "run")
+	checksPass(t, tp(t, "fx_copy", "check", "--warehouses=1"), 11)
+	var rowsBefore, rowsAfter int
+	d.QueryRow("SELECT COUNT(*) FROM fx_copy.history").Scan(&rowsBefore)
+	if rowsBefore <= 30000 {
+		t.Errorf("history has %d rows after a run, want more than the loaded 30,000", rowsBefore)
+	}
+	if _, err := d.Exec("INSERT INTO fx_copy.history SELECT * FROM fx_copy.history LIMIT 100"); err != nil {
+		t.Fatal(err)
+	}
+	d.QueryRow("SELECT COUNT(*) FROM fx_copy.history").Scan(&rowsAfter)
+	if rowsAfter != rowsBefore+100 {
+		t.Errorf("history: %d rows after 100 more, was %d (hidden row ids reused?)", rowsAfter, rowsBefore)
+	}
+}
