@@ -85,22 +85,30 @@ race_re=$(printf '|%s' "${race[@]#./}")
 # once without it (internal/testenv/race checks this list against them).
 heavy='TestPlantedSteps|TestDDLAndRefreshParseForTiDB'
 units=$(mktemp)
+# The tests that run alone wait for these to end (testshards -after): on a
+# machine whose build cache is cold their race builds outlast the shards.
+units_done="$bins/units.done"
 (
-  set -a
-  . "$unitsdir/env"
-  set +a
-  go test -race -count=1 "${race[@]}" &&
-    go test -count=1 -run "^($heavy)\$" "${race[@]}" &&
-    go test -count=1 -timeout 20m $(go list ./... | grep -v -E "/cmd/oltpbench\$|/(${race_re#|})\$") &&
-    FUZZ_ONLY=${CI_FUZZ_ONLY:-'FuzzShown|FuzzParseSeconds'} make --no-print-directory fuzz FUZZTIME=${CI_FUZZTIME:-5000x}
-) >"$units" 2>&1 &
+  rc=0
+  (
+    set -a
+    . "$unitsdir/env"
+    set +a
+    go test -race -count=1 "${race[@]}" &&
+      go test -count=1 -run "^($heavy)\$" "${race[@]}" &&
+      go test -count=1 -timeout 20m $(go list ./... | grep -v -E "/cmd/oltpbench\$|/(${race_re#|})\$") &&
+      FUZZ_ONLY=${CI_FUZZ_ONLY:-'FuzzShown|FuzzParseSeconds'} make --no-print-directory fuzz FUZZTIME=${CI_FUZZTIME:-5000x}
+  ) >"$units" 2>&1 || rc=$?
+  touch "$units_done"
+  exit $rc
+) &
 units_pid=$!
 envs=()
 for d in "${shard_dirs[@]}"; do envs+=(-env "$d/env"); done
 # The tests of the one Prometheus share the first shard; TEST_TIMES=1
 # rewrites the seconds the shards are balanced by.
 shards_rc=0
-"$bins/testshards" -pkg ./cmd/oltpbench -test-bin "$bins/oltpbench.test" -tool "$bins/oltpbench" "${envs[@]}" -alone-env "$alonedir/env" -timeout 25m \
+"$bins/testshards" -pkg ./cmd/oltpbench -test-bin "$bins/oltpbench.test" -tool "$bins/oltpbench" "${envs[@]}" -alone-env "$alonedir/env" -after "$units_done" -timeout 25m \
   -pin '^(TestMetricsPrometheus|TestDropInCompiledTests|TestErrorCodesDeadlocksAndRestart)$' ${TEST_TIMES:+-update-times} || shards_rc=$?
 units_rc=0
 wait "$units_pid" || units_rc=$?

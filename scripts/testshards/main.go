@@ -58,6 +58,7 @@ func main() {
 	testBin := flag.String("test-bin", "", "the package's test binary, built already (default: built here)")
 	toolBin := flag.String("tool", "", "the package's command, built already (default: built here)")
 	aloneEnv := flag.String("alone-env", "", "an env file for the tests that run alone: they start beside the shards on it and wait at alone(t) (default: after the shards, on the first env)")
+	after := flag.String("after", "", "a file that the tests that run alone wait for (at most -timeout) after the shards: the other work beside the shards is done when it exists")
 	flag.Parse()
 	if len(envs) == 0 {
 		fail("testshards: give one -env file a shard")
@@ -96,7 +97,7 @@ func main() {
 	}
 	q, last := queue(names, alone, pinRe, secs)
 
-	measured, failed := runAll(bin, *pkg, tool, envs, *aloneEnv, q, last, secs, *timeout)
+	measured, failed := runAll(bin, *pkg, tool, envs, *aloneEnv, *after, q, last, secs, *timeout)
 	if *update {
 		// The tests not run (-run, skipped) keep their seconds.
 		for _, n := range all {
@@ -117,7 +118,7 @@ func main() {
 // then the tests that run alone one by one; it returns the seconds each
 // test took and whether any failed. With aloneEnv the tests that run
 // alone start with the shards, on it, and wait at their gates (see gated).
-func runAll(bin, pkg, tool string, envs []string, aloneEnv string, q *tests, last []string, secs seconds, timeout time.Duration) (map[string]float64, bool) {
+func runAll(bin, pkg, tool string, envs []string, aloneEnv, after string, q *tests, last []string, secs seconds, timeout time.Duration) (map[string]float64, bool) {
 	start := time.Now()
 	measured := map[string]float64{}
 	var mu sync.Mutex
@@ -156,6 +157,9 @@ func runAll(bin, pkg, tool string, envs []string, aloneEnv string, q *tests, las
 	}
 	wg.Wait()
 	fmt.Printf("testshards: %s: %d shards in %.0f s\n", pkg, len(envs), time.Since(start).Seconds())
+	if w := waitFile(after, timeout); w > time.Second {
+		fmt.Printf("testshards: waited %.0f s for the work beside the shards (%s)\n", w.Seconds(), filepath.Base(after))
+	}
 	if gates != nil {
 		// None goes on while another still loads its data beside it.
 		for _, g := range gates {
@@ -271,6 +275,19 @@ func (g *gated) open() {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// waitFile waits, at most max, until the file path exists (at once for
+// no path). It returns how long it waited.
+func waitFile(path string, max time.Duration) time.Duration {
+	start := time.Now()
+	for path != "" && time.Since(start) < max {
+		if _, err := os.Stat(path); err == nil {
+			break
+		}
+		time.Sleep(250 * time.Millisecond) // polling the file, not waiting on a race
+	}
+	return time.Since(start)
 }
 
 // quiet waits, at most max, until the machine's CPUs were idle for at
