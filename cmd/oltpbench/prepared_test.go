@@ -62,8 +62,12 @@ func preparedOn(t *testing.T, server []string, db string, args ...string) {
 	}
 }
 
-// A table of a kept dataset: its definition, and its files in the folder.
-type keptTable struct{ Name, DDL string }
+// A table of a kept dataset: its definition, and its files in the folder
+// (none for a view).
+type keptTable struct {
+	Name, DDL string
+	View      bool
+}
 
 // exportDataset loads the dataset into a database of the fixture's own and
 // keeps its tables' definitions and files in dir.
@@ -102,7 +106,7 @@ func keepDataset(ctx context.Context, d *sql.DB, src, dir string) error {
 	if err := c.QueryRowContext(ctx, "SELECT @@datadir").Scan(&datadir); err != nil {
 		return err
 	}
-	var tables []keptTable
+	var tables, views []keptTable
 	rows, err := c.QueryContext(ctx, "SELECT table_name, table_type, engine, create_options FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name", src)
 	if err != nil {
 		return err
@@ -114,9 +118,13 @@ func keepDataset(ctx context.Context, d *sql.DB, src, dir string) error {
 			rows.Close()
 			return err
 		}
+		if kind == "VIEW" {
+			views = append(views, keptTable{Name: name, View: true})
+			continue
+		}
 		if kind != "BASE TABLE" || engine.String != "InnoDB" || strings.Contains(options.String, "partitioned") {
 			rows.Close()
-			return fmt.Errorf("%s is a %s (%s, %s): only InnoDB tables without partitions are copied", name, kind, engine.String, options.String)
+			return fmt.Errorf("%s is a %s (%s, %s): only InnoDB tables without partitions and views are copied", name, kind, engine.String, options.String)
 		}
 		tables = append(tables, keptTable{Name: name})
 	}
@@ -134,6 +142,14 @@ func keepDataset(ctx context.Context, d *sql.DB, src, dir string) error {
 		}
 		names[i] = src + "." + tables[i].Name
 	}
+	// A view's definition names its tables with their database's name.
+	for i := range views {
+		var def string
+		if err := c.QueryRowContext(ctx, "SELECT view_definition FROM information_schema.views WHERE table_schema = ? AND table_name = ?", src, views[i].Name).Scan(&def); err != nil {
+			return err
+		}
+		views[i].DDL = "CREATE VIEW `" + views[i].Name + "` AS " + strings.ReplaceAll(def, "`"+src+"`.", "")
+	}
 	// The files are consistent while this connection holds the tables
 	// flushed for export; UNLOCK TABLES ends it.
 	if _, err := c.ExecContext(ctx, "FLUSH TABLES "+strings.Join(names, ", ")+" FOR EXPORT"); err != nil {
@@ -147,7 +163,7 @@ func keepDataset(ctx context.Context, d *sql.DB, src, dir string) error {
 			}
 		}
 	}
-	b, err := json.Marshal(tables)
+	b, err := json.Marshal(append(tables, views...)) // the views after their tables
 	if err != nil {
 		return err
 	}
@@ -181,6 +197,9 @@ func importDataset(ctx context.Context, d *sql.DB, db, dir string) error {
 	for _, tb := range tables {
 		if _, err := c.ExecContext(ctx, tb.DDL); err != nil {
 			return err
+		}
+		if tb.View {
+			continue
 		}
 		if _, err := c.ExecContext(ctx, "ALTER TABLE `"+tb.Name+"` DISCARD TABLESPACE"); err != nil {
 			return err
