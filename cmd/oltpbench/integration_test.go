@@ -140,8 +140,14 @@ func mustOK(t *testing.T, r res, what string) {
 
 func openDB(t *testing.T, db string) *sql.DB {
 	t.Helper()
+	return openAt(t, testHost+":"+testPort, "root", db)
+}
+
+// openAt opens db on the server at addr as user.
+func openAt(t *testing.T, addr, user, db string) *sql.DB {
+	t.Helper()
 	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", testHost+":"+testPort, db
+	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = user, "tcp", addr, db
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 )
 
 // prepared gives db on the test server the dataset that the prepare
@@ -97,15 +95,11 @@ func prepareCommand(t *testing.T, server []string, db string, args []string) {
 }
 
 func keepDataset(ctx context.Context, d *sql.DB, src, dir string) error {
-	c, err := d.Conn(ctx)
+	c, datadir, err := dataConn(ctx, d)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	var datadir string
-	if err := c.QueryRowContext(ctx, "SELECT @@datadir").Scan(&datadir); err != nil {
-		return err
-	}
 	var tables, views []keptTable
 	rows, err := c.QueryContext(ctx, "SELECT table_name, table_type, engine, create_options FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name", src)
 	if err != nil {
@@ -180,15 +174,11 @@ func importDataset(ctx context.Context, d *sql.DB, db, dir string) error {
 	if err := json.Unmarshal(b, &tables); err != nil {
 		return err
 	}
-	c, err := d.Conn(ctx)
+	c, datadir, err := dataConn(ctx, d)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	var datadir string
-	if err := c.QueryRowContext(ctx, "SELECT @@datadir").Scan(&datadir); err != nil {
-		return err
-	}
 	for _, q := range []string{"DROP DATABASE IF EXISTS " + db, "CREATE DATABASE " + db, "USE " + db, "SET SESSION foreign_key_checks = 0"} {
 		if _, err := c.ExecContext(ctx, q); err != nil {
 			return err
@@ -217,6 +207,20 @@ func importDataset(ctx context.Context, d *sql.DB, db, dir string) error {
 	return nil
 }
 
+// dataConn is a connection of d, and the folder of its server's data.
+func dataConn(ctx context.Context, d *sql.DB) (*sql.Conn, string, error) {
+	c, err := d.Conn(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	var datadir string
+	if err := c.QueryRowContext(ctx, "SELECT @@datadir").Scan(&datadir); err != nil {
+		c.Close()
+		return nil, "", err
+	}
+	return c, datadir, nil
+}
+
 func copyFile(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
@@ -237,9 +241,7 @@ func copyFile(from, to string) error {
 // serverDB opens the server of the connection options server, no database.
 func serverDB(t *testing.T, server []string) *sql.DB {
 	t.Helper()
-	cfg := mysql.NewConfig()
-	cfg.Net = "tcp"
-	host, port := "127.0.0.1", "3306"
+	host, port, user := "127.0.0.1", "3306", ""
 	for _, a := range server {
 		switch k, v, _ := strings.Cut(a, "="); k {
 		case "--mysql-host":
@@ -247,17 +249,10 @@ func serverDB(t *testing.T, server []string) *sql.DB {
 		case "--mysql-port":
 			port = v
 		case "--mysql-user":
-			cfg.User = v
+			user = v
 		}
 	}
-	cfg.Addr = host + ":" + port
-	c, err := mysql.NewConnector(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sql.OpenDB(c)
-	t.Cleanup(func() { d.Close() })
-	return d
+	return openAt(t, host+":"+port, user, "")
 }
 
 // lockFile takes an exclusive lock on path, waiting until ctx ends; the
