@@ -156,8 +156,11 @@ options = { wait = 0.004, report-interval = 0 }
 		t.Errorf("a visit did not take the dataset loaded before the plan:\n%s", r.stdout)
 	}
 	verdict := regexp.MustCompile(`(?m)^  capacity fell -\d+% \(([2-4]) -> 1 warehouses\): D failed at 2 in 3 of 3 runs, A sustained ([2-4]) in 3 of 3: confirmed$`)
+	// A's maximum is the most warehouses most of its runs sustained; the
+	// level it sustained in every run may be below it (a run at 4 once
+	// fell to 84% efficiency on a slower machine: maximum 4, all runs 3).
 	m := verdict.FindStringSubmatch(r.stdout)
-	if m == nil || m[1] != m[2] {
+	if m == nil || m[1] < m[2] {
 		t.Fatalf("no confirmed fall of D's capacity in the report:\n%s", r.stdout)
 	}
 	if !regexp.MustCompile(`(?m)^2 +- +FAIL +the run failed: .*[Tt]oo many connections`).MatchString(r.stdout[strings.Index(r.stdout, "=== visit 2/2: version D")+1:]) {
