@@ -214,9 +214,19 @@ func TestTimeLimitIntervalsAndCancel(t *testing.T) {
 		t.Fatalf("%d intervals, %d events in them, %d in all", n, sum, f.Counts[measure.Events])
 	}
 
+	// Cancelled once events have run (a timer of 100 ms once fired before
+	// the first, under the race detector beside make test's shards).
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
-	f, err = Run(ctx, Config{Threads: 2, Duration: time.Hour}, &fakeConnector{}, factory(slow, &rolled, &closed),
+	defer cancel()
+	var done atomic.Int64
+	cancelling := func(th *worker.Thread) error {
+		err := slow(th)
+		if done.Add(1) == 5 {
+			cancel()
+		}
+		return err
+	}
+	f, err = Run(ctx, Config{Threads: 2, Duration: time.Hour}, &fakeConnector{}, factory(cancelling, &rolled, &closed),
 		hist.NewRegistry([]string{"e"}, 1), &nopReporter{})
 	if err != nil || !f.Interrupted || f.Counts[measure.Events] == 0 {
 		t.Fatalf("cancel: err %v interrupted %v events %d", err, f.Interrupted, f.Counts[measure.Events])
