@@ -38,7 +38,8 @@ func prepared(t *testing.T, db string, args ...string) {
 
 // preparedOn is prepared on the server of the connection options server
 // (--mysql-host, --mysql-port, --mysql-user; its files must be this
-// machine's). db is dropped first.
+// machine's). Under make test db is made anew; without the
+// fixtures folder the command runs into db as it is.
 func preparedOn(t *testing.T, server []string, db string, args ...string) {
 	t.Helper()
 	fixtures := os.Getenv("OLTPBENCH_TEST_FIXTURES")
