@@ -106,10 +106,11 @@ units_pid=$!
 envs=()
 for d in "${shard_dirs[@]}"; do envs+=(-env "$d/env"); done
 # The tests of the one Prometheus share the first shard; TEST_TIMES=1
-# rewrites the seconds the shards are balanced by.
+# rewrites the seconds the shards are balanced by; TEST_CPU=FILE writes
+# each test's seconds and CPU-seconds (its processes', its server's).
 shards_rc=0
 "$bins/testshards" -pkg ./cmd/oltpbench -test-bin "$bins/oltpbench.test" -tool "$bins/oltpbench" "${envs[@]}" -alone-env "$alonedir/env" -after "$units_done" -timeout 25m \
-  -pin '^(TestMetricsPrometheus|TestDropInCompiledTests|TestErrorCodesDeadlocksAndRestart)$' ${TEST_TIMES:+-update-times} || shards_rc=$?
+  -pin '^(TestMetricsPrometheus|TestDropInCompiledTests|TestErrorCodesDeadlocksAndRestart)$' ${TEST_TIMES:+-update-times} ${TEST_CPU:+-cpu "$TEST_CPU"} || shards_rc=$?
 units_rc=0
 wait "$units_pid" || units_rc=$?
 cat "$units"

@@ -59,6 +59,7 @@ func main() {
 	toolBin := flag.String("tool", "", "the package's command, built already (default: built here)")
 	aloneEnv := flag.String("alone-env", "", "an env file for the tests that run alone: they start beside the shards on it and wait at alone(t) (default: after the shards, on the first env)")
 	after := flag.String("after", "", "a file that the tests that run alone wait for (at most -timeout) after the shards: the other work beside the shards is done when it exists")
+	flag.StringVar(&cpuFile, "cpu", "", "a file to write, for each test a shard ran, its name, seconds, the CPU-seconds of its processes and of its shard's server")
 	flag.Parse()
 	if len(envs) == 0 {
 		fail("testshards: give one -env file a shard")
@@ -98,6 +99,11 @@ func main() {
 	q, last := queue(names, alone, pinRe, secs)
 
 	measured, failed := runAll(bin, *pkg, tool, envs, *aloneEnv, *after, q, last, secs, *timeout)
+	if cpuFile != "" {
+		if err := os.WriteFile(cpuFile, []byte(strings.Join(cpuLines, "\n")+"\n"), 0o644); err != nil {
+			fail("testshards: %v", err)
+		}
+	}
 	if *update {
 		// The tests not run (-run, skipped) keep their seconds.
 		for _, n := range all {
@@ -143,8 +149,10 @@ func runAll(bin, pkg, tool string, envs []string, aloneEnv, after string, q *tes
 				if !ok {
 					break
 				}
-				out, ok, d := runTests(bin, pkg, []string{name}, env, timeout)
+				server0 := serverCPU(env)
+				out, ok, d, cpu := runTests(bin, pkg, []string{name}, env, timeout)
 				mu.Lock()
+				cpuLines = append(cpuLines, fmt.Sprintf("%s %.1f %.1f %.1f", name, d.Seconds(), cpu, serverCPU(env)-server0))
 				failed = !report(fmt.Sprintf("shard %d/%d", i+1, len(envs)), false, []string{name}, out, ok, d, secs.of(name), measured) || failed
 				mu.Unlock()
 				ran, planned, took = append(ran, name), planned+secs.of(name), took+d
@@ -168,6 +176,7 @@ func runAll(bin, pkg, tool string, envs []string, aloneEnv, after string, q *tes
 		for _, g := range gates {
 			waitQuiet()
 			out, ok, took, setup := g.release()
+			cpuLines = append(cpuLines, fmt.Sprintf("%s %.1f %.1f alone", g.name, took.Seconds(), g.cpu))
 			if setup >= time.Second {
 				fmt.Printf("testshards: %s: its first %.0f s beside the shards, then alone:\n", g.name, setup.Seconds())
 			}
@@ -178,7 +187,7 @@ func runAll(bin, pkg, tool string, envs []string, aloneEnv, after string, q *tes
 		for _, n := range last {
 			waitQuiet()
 			env := append(readEnv(envs[0]), "OLTPBENCH_TEST_BIN="+tool)
-			out, ok, took := runTests(bin, pkg, []string{n}, env, timeout)
+			out, ok, took, _ := runTests(bin, pkg, []string{n}, env, timeout)
 			failed = !report("alone", true, []string{n}, out, ok, took, secs.of(n), measured) || failed
 		}
 	}
@@ -202,6 +211,7 @@ type gated struct {
 	done       chan struct{}
 	out        string
 	ok         bool
+	cpu        float64   // the CPU-seconds of its process and children
 	ready      time.Time // when it reached its gate (zero: it ended before)
 }
 
@@ -220,7 +230,7 @@ func startGated(bin, pkg, name string, env []string, timeout time.Duration) *gat
 		// runTests bounds the process by timeout (and the test binary
 		// itself by -test.timeout): a test that never reaches its gate
 		// or never ends is killed, and done closes.
-		g.out, g.ok, _ = runTests(bin, pkg, []string{name}, append(env, "OLTPBENCH_TEST_GATE="+g.gate), timeout)
+		g.out, g.ok, _, g.cpu = runTests(bin, pkg, []string{name}, append(env, "OLTPBENCH_TEST_GATE="+g.gate), timeout)
 	}()
 	return g
 }
@@ -469,9 +479,9 @@ func readEnv(path string) []string {
 
 // runTests runs the tests named in one process under test2json, and
 // returns its events.
-func runTests(bin, dir string, tests []string, env []string, timeout time.Duration) (string, bool, time.Duration) {
+func runTests(bin, dir string, tests []string, env []string, timeout time.Duration) (string, bool, time.Duration, float64) {
 	if len(tests) == 0 {
-		return "", true, 0
+		return "", true, 0, 0
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
 	defer cancel()
@@ -480,7 +490,53 @@ func runTests(bin, dir string, tests []string, env []string, timeout time.Durati
 	cmd.Dir, cmd.Env = dir, env
 	t0 := time.Now()
 	out, err := cmd.Output()
-	return string(out), err == nil, time.Since(t0)
+	var cpu float64
+	if ps := cmd.ProcessState; ps != nil {
+		// The process's and its waited-for children's: the test binary and the commands it ran.
+		cpu = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
+	return string(out), err == nil, time.Since(t0), cpu
+}
+
+// cpuFile and cpuLines: -cpu's file and its lines (under runAll's lock).
+var (
+	cpuFile  string
+	cpuLines []string
+)
+
+// serverCPU is the CPU-seconds of the MariaDB whose folder an env names
+// (OLTPBENCH_TEST_DIR), or 0 when none runs there. A test that restarts
+// it loses its old process's seconds from the difference.
+func serverCPU(env []string) float64 {
+	var dir string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "OLTPBENCH_TEST_DIR="); ok {
+			dir = v
+		}
+	}
+	if dir == "" {
+		return 0
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		cl, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(cl, []byte("--datadir="+dir+"/data\x00")) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+		if err != nil {
+			return 0
+		}
+		// Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 13 {
+			return 0
+		}
+		u, _ := strconv.ParseFloat(f[11], 64)
+		s, _ := strconv.ParseFloat(f[12], 64)
+		return (u + s) / 100 // clock ticks (USER_HZ, 100 on Linux)
+	}
+	return 0
 }
 
 // test2json is Go's test2json, built once into the run's folder (go tool
