@@ -112,7 +112,10 @@ func TestCell(t *testing.T) {
 		if err != nil || a.ID != "c1" || a.Threads != as[i+1].Threads {
 			t.Fatalf("follower %d: %+v %v", i+1, a, err)
 		}
-		if d := got.Add(a.StartIn).Sub(at); d > 50*time.Millisecond || d < -50*time.Millisecond {
+		// Off by the time the assignment took to arrive: a busy machine
+		// (the race detector beside make test's shards) may take a tenth
+		// of a second and more; a start not carried over is a second off.
+		if d := got.Add(a.StartIn).Sub(at); d > 300*time.Millisecond || d < -300*time.Millisecond {
 			t.Errorf("follower %d starts %s from the leader's instant", i+1, d)
 		}
 		r := &result.Result{Format: result.Format, Workload: "w", Threads: a.Threads, Share: &result.Share{Index: i + 1}}
