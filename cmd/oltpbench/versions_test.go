@@ -71,15 +71,18 @@ func visitOrder(out string) string {
 }
 
 // TestVersionsPlan: three "versions" of one MariaDB deployed by a command
-// (B commits synced, C also on one CPU), a plan of two steps with 5
-// repeats: run unattended and interleaved (the order rotated each repeat),
-// every result records the version the server reported, and the report
-// at the end locates point select's drop between B and C. Alone: C's one
-// CPU against two is what the report must see, and other tests' load
-// would blur it. Five repeats, not four: with four a drop is significant
-// only if every run of C is below every run of B, and alone C fell 15-43%
-// yet one of its 1 s runs met one of B's (p=0.06, twice); with five, one
-// or two such runs still leave it significant.
+// (B commits synced, C also on one CPU and logging every statement), a
+// plan of two steps with 5 repeats: run unattended and interleaved (the
+// order rotated each repeat), every result records the version the server
+// reported, and the report at the end locates point select's drop between
+// B and C. Alone: C's one CPU against two is what the report must see,
+// and other tests' load would blur it. Even alone, A's and B's 1 s runs
+// spread by a fifth either way (19,000 to 29,000 QPS in one run): with
+// four repeats and C on one CPU alone (-21% to -43%), one of C's runs
+// met one of B's or A's and the drop was not significant, three times in
+// nine CI-like runs. Five repeats leave it significant with one or two
+// such runs, and C's statement log deepens its drop (-35% -> -46% on an
+// idle machine).
 func TestVersionsPlan(t *testing.T) {
 	srv, conn := versionServer(t)
 	alone(t)
