@@ -79,8 +79,8 @@ func visitOrder(out string) string {
 // and other tests' load would blur it. Even alone, A's and B's 1 s runs
 // spread by a fifth either way (19,000 to 29,000 QPS in one run): with
 // four repeats and C on one CPU alone (-21% to -43%), one of C's runs
-// met one of B's or A's and the drop was not significant, three times in
-// nine CI-like runs. Five repeats leave it significant with one or two
+// met one of B's or A's and the drop was not significant, in three of
+// fourteen CI-like runs. Five repeats leave it significant with one or two
 // such runs, and C's statement log deepens its drop (-35% -> -46% on an
 // idle machine).
 func TestVersionsPlan(t *testing.T) {
