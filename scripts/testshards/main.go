@@ -149,10 +149,14 @@ func runAll(bin, pkg, tool string, envs []string, aloneEnv, after string, q *tes
 				if !ok {
 					break
 				}
-				server0 := serverCPU(env)
+				pid0, server0 := serverCPU(env)
 				out, ok, d, cpu := runTests(bin, pkg, []string{name}, env, timeout)
+				pid, server := serverCPU(env)
+				if pid == pid0 {
+					server -= server0 // else restarted: the new server's, the old one's last seconds lost
+				}
 				mu.Lock()
-				cpuLines = append(cpuLines, fmt.Sprintf("%s %.1f %.1f %.1f", name, d.Seconds(), cpu, serverCPU(env)-server0))
+				cpuLines = append(cpuLines, fmt.Sprintf("%s %.1f %.1f %.1f", name, d.Seconds(), cpu, server))
 				failed = !report(fmt.Sprintf("shard %d/%d", i+1, len(envs)), false, []string{name}, out, ok, d, secs.of(name), measured) || failed
 				mu.Unlock()
 				ran, planned, took = append(ran, name), planned+secs.of(name), took+d
@@ -498,16 +502,16 @@ func runTests(bin, dir string, tests []string, env []string, timeout time.Durati
 	return string(out), err == nil, time.Since(t0), cpu
 }
 
-// cpuFile and cpuLines: -cpu's file and its lines (under runAll's lock).
+// cpuFile and cpuLines: -cpu's file and its lines (under runAll's lock
+// while the shards run).
 var (
 	cpuFile  string
 	cpuLines []string
 )
 
-// serverCPU is the CPU-seconds of the MariaDB whose folder an env names
-// (OLTPBENCH_TEST_DIR), or 0 when none runs there. A test that restarts
-// it loses its old process's seconds from the difference.
-func serverCPU(env []string) float64 {
+// serverCPU is the process ID and CPU-seconds of the MariaDB whose folder
+// an env names (OLTPBENCH_TEST_DIR), or zeros when none runs there.
+func serverCPU(env []string) (string, float64) {
 	var dir string
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "OLTPBENCH_TEST_DIR="); ok {
@@ -515,7 +519,7 @@ func serverCPU(env []string) float64 {
 		}
 	}
 	if dir == "" {
-		return 0
+		return "", 0
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
@@ -525,18 +529,18 @@ func serverCPU(env []string) float64 {
 		}
 		stat, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
 		if err != nil {
-			return 0
+			return "", 0
 		}
 		// Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
 		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 		if len(f) < 13 {
-			return 0
+			return "", 0
 		}
 		u, _ := strconv.ParseFloat(f[11], 64)
 		s, _ := strconv.ParseFloat(f[12], 64)
-		return (u + s) / 100 // clock ticks (USER_HZ, 100 on Linux)
+		return filepath.Base(filepath.Dir(p)), (u + s) / 100 // clock ticks (USER_HZ, 100 on Linux)
 	}
-	return 0
+	return "", 0
 }
 
 // test2json is Go's test2json, built once into the run's folder (go tool
