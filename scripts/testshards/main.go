@@ -510,7 +510,8 @@ var (
 )
 
 // serverCPU is the process ID and CPU-seconds of the MariaDB whose folder
-// an env names (OLTPBENCH_TEST_DIR), or zeros when none runs there.
+// an env names (OLTPBENCH_TEST_DIR), or zeros when none runs there or no
+// -cpu file is asked for.
 func serverCPU(env []string) (string, float64) {
 	var dir string
 	for _, kv := range env {
@@ -518,7 +519,7 @@ func serverCPU(env []string) (string, float64) {
 			dir = v
 		}
 	}
-	if dir == "" {
+	if dir == "" || cpuFile == "" {
 		return "", 0
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
