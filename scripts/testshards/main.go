@@ -510,8 +510,9 @@ var (
 )
 
 // serverCPU is the process ID and CPU-seconds of the MariaDB whose folder
-// an env names (OLTPBENCH_TEST_DIR), or zeros when none runs there or no
-// -cpu file is asked for.
+// an env names (OLTPBENCH_TEST_DIR, its mysqld.pid), or zeros when none
+// runs there or no -cpu file is asked for. The same reading as
+// cmd/oltpbench's cost log (costlog_test.go), which a tool cannot import.
 func serverCPU(env []string) (string, float64) {
 	var dir string
 	for _, kv := range env {
@@ -522,26 +523,23 @@ func serverCPU(env []string) (string, float64) {
 	if dir == "" || cpuFile == "" {
 		return "", 0
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		cl, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(cl, []byte("--datadir="+dir+"/data\x00")) {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
-		if err != nil {
-			return "", 0
-		}
-		// Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(f) < 13 {
-			return "", 0
-		}
-		u, _ := strconv.ParseFloat(f[11], 64)
-		s, _ := strconv.ParseFloat(f[12], 64)
-		return filepath.Base(filepath.Dir(p)), (u + s) / 100 // clock ticks (USER_HZ, 100 on Linux)
+	b, err := os.ReadFile(filepath.Join(dir, "mysqld.pid"))
+	if err != nil {
+		return "", 0
 	}
-	return "", 0
+	pid := strings.TrimSpace(string(b))
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return "", 0
+	}
+	// Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(f) < 13 {
+		return "", 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	s, _ := strconv.ParseFloat(f[12], 64)
+	return pid, (u + s) / 100 // clock ticks (USER_HZ, 100 on Linux)
 }
 
 // test2json is Go's test2json, built once into the run's folder (go tool
