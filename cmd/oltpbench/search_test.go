@@ -106,7 +106,7 @@ func TestTPCCSearch(t *testing.T) {
 	// again may fall either way.
 	if best >= 2 {
 		hold := strconv.Itoa(best / 2)
-		g := tp(t, db, append(args, "--baseline-max="+hold, "--result-dir="+t.TempDir(), "--restart=echo restart of $OLTPBENCH_MYSQL_PORT")...)
+		g := gateAt(t, db, best/2, append(args, "--baseline-max="+hold, "--restart=echo restart of $OLTPBENCH_MYSQL_PORT"))
 		if g.code != 0 || !strings.Contains(g.stdout, "BASELINE HELD: still sustains "+hold+" warehouses") ||
 			strings.Count(g.stdout, "restart of "+testPort) != 1 {
 			t.Errorf("--baseline-max=%s: exit %d\n%s%s", hold, g.code, g.stdout, g.stderr)
@@ -115,7 +115,7 @@ func TestTPCCSearch(t *testing.T) {
 	if best >= 2 && best < 10 {
 		// --above: the baseline holds, and the search goes on upward from it.
 		hold := best / 2
-		g := tp(t, db, append(args, "--baseline-max="+strconv.Itoa(hold), "--above", "--result-dir="+t.TempDir())...)
+		g := gateAt(t, db, hold, append(args, "--baseline-max="+strconv.Itoa(hold), "--above"))
 		_, order := searchTable(t, g.stdout)
 		m := regexp.MustCompile(`(?m)^MAX WAREHOUSES = (\d+)`).FindStringSubmatch(g.stdout)
 		if g.code != 0 || strings.Contains(g.stdout, "BASELINE HELD") || m == nil || len(order) < 2 || order[0] != hold {
@@ -130,6 +130,25 @@ func TestTPCCSearch(t *testing.T) {
 			t.Errorf("--baseline-max=10 with a maximum of %d: exit %d\n%s", best, g.code, g.stderr)
 		}
 	}
+}
+
+// gateAt runs a search gated at a level an earlier search passed, in a
+// fresh result folder. A probe's efficiency is a count of transactions
+// over 2 s: at 1 warehouse about 400, so the mix alone moves it by about
+// 5%, and a level that passed at 90% can fall under the 85% bound (84.4%
+// in one run). One such failure is accepted, and only worded as the
+// product words it: the baseline probe failing on efficiency alone; the
+// gate then runs again, and a second failure is the test's.
+func gateAt(t *testing.T, db string, level int, args []string) res {
+	t.Helper()
+	g := tp(t, db, append(args, "--result-dir="+t.TempDir())...)
+	noise := regexp.MustCompile(`(?m)^` + strconv.Itoa(level) + `\s+\S+ FAIL   efficiency \d+\.\d% < 85%$`)
+	if g.code == 1 && noise.MatchString(g.stdout) &&
+		strings.Contains(g.stderr, "the baseline of "+strconv.Itoa(level)+" warehouses fails") {
+		t.Logf("the gate at %d warehouses failed on efficiency alone; once more:\n%s", level, g.stdout)
+		g = tp(t, db, append(args, "--result-dir="+t.TempDir())...)
+	}
+	return g
 }
 
 // TestTPCCSearchConstraint: a probe whose run breaks a response-time
