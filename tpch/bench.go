@@ -312,7 +312,7 @@ func (r *rowWriter) Str(b []byte)  { r.w.Bytes(b) }
 func (r *rowWriter) EndRow() error { return r.w.EndRow() }
 
 func (w *tpch) Hooks() workload.Hooks {
-	h := workload.Hooks{Validate: w.validate, Check: w.checkCommand}
+	h := workload.Hooks{Validate: w.validate, Restore: w.restore, Check: w.checkCommand}
 	if w.refreshes() {
 		h.Extra = func(co conn.Options) (workload.ExtraThreads, error) {
 			return workload.ExtraThreads{N: 1, Conn: co}, nil
@@ -330,8 +330,7 @@ func (w *tpch) Hooks() workload.Hooks {
 	return h
 }
 
-// validate finds the tables at this scale factor and puts back the orders
-// an earlier run's refresh functions changed.
+// validate finds the tables at this scale factor.
 func (w *tpch) validate(ctx context.Context, db *sql.DB, schema string) error {
 	var names []string
 	for _, t := range dbgen.Tables {
@@ -355,10 +354,17 @@ func (w *tpch) validate(ctx context.Context, db *sql.DB, schema string) error {
 		return fmt.Errorf("the tables in %q hold %d suppliers, and --sf=%s has %d: run with the --sf they were prepared with, or prepare again",
 			schema, maxSupp.Int64, strconv.FormatFloat(w.sf, 'f', -1, 64), w.scale.Suppliers())
 	}
+	return nil
+}
+
+// restore puts back the orders an earlier run's refresh functions changed.
+func (w *tpch) restore(ctx context.Context, db *sql.DB, schema string) error {
 	if w.first > 1 {
 		return nil // the client of stream 1 puts the orders back
 	}
-	_, err = restore(ctx, db, w.scale)
+	ctx, cancel := w.bound(ctx)
+	defer cancel()
+	_, err := restore(ctx, db, w.scale)
 	return err
 }
 

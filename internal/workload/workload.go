@@ -217,6 +217,11 @@ type RunMessages struct {
 type Hooks struct {
 	// Validate checks before a run or check that the dataset is on the server.
 	Validate func(ctx context.Context, db *sql.DB, schema string) error
+	// Restore puts the dataset back as loaded before a run or check, once
+	// Validate found it (TPC-H's orders its refresh functions changed). Its
+	// length is the dataset's: it runs watched by a ping beside it, with no
+	// bound of its own, where Validate's reads have the checks' bound.
+	Restore func(ctx context.Context, db *sql.DB, schema string) error
 	// Check is the `check` command: consistency conditions, printed to w.
 	Check func(ctx context.Context, db *sql.DB, threads int, w io.Writer) error
 	// Prewarm is the `prewarm` command: reads the dataset into the server's caches.

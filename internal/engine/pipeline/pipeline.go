@@ -350,6 +350,9 @@ func (p *Pipeline) check(ctx context.Context, co conn.Options) error {
 			return err
 		}
 	}
+	if err := p.restore(ctx, co, pool.DB(0)); err != nil {
+		return err
+	}
 	return h.Check(ctx, pool.DB(0), p.f.threads, p.notice)
 }
 

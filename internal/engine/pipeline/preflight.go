@@ -84,6 +84,9 @@ func (p *Pipeline) datasetCheck(ctx context.Context, r *Run, pool *conn.Pool, re
 			return err
 		}
 	}
+	if err := p.restore(ctx, r.Conn, pool.DB(0)); err != nil {
+		return err
+	}
 	meta := r.Workload.Dataset().Meta
 	for _, k := range r.Spec.RangeKeys {
 		run, err1 := strconv.ParseInt(meta[k], 10, 64)
@@ -94,6 +97,16 @@ func (p *Pipeline) datasetCheck(ctx context.Context, r *Run, pool *conn.Pool, re
 		}
 	}
 	return nil
+}
+
+// restore is the workload's Restore hook, when it has one: a long
+// command, watched.
+func (p *Pipeline) restore(ctx context.Context, co conn.Options, db *sql.DB) error {
+	f := p.w.Hooks().Restore
+	if f == nil {
+		return nil
+	}
+	return p.watched(ctx, co, "putting the dataset back", func(ctx context.Context) error { return f(ctx, db, co.DB) })
 }
 
 // note is one line of oltpbench's own on stderr: to a person only when the
