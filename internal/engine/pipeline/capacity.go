@@ -243,24 +243,43 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 	}
 	// The boundary's levels again, so that a comparison of two searches
 	// rests on more than one run at each (the line search's own probe is
-	// the first of each).
+	// the first of each). When the repeats move the boundary (the
+	// highest level fails in most of its runs), the levels it moved to are
+	// run again too, until both sides of it have every run.
 	var edges []int
-	for _, n := range []int{o.Best, o.Failed} {
-		if n > 0 {
-			edges = append(edges, n)
-			tally[n] = &boundary{}
-			tally[n].add(o.Steps[slices.IndexFunc(o.Steps, func(st linesearch.Step) bool { return st.N == n })].Pass, probes[n].r)
+	levels := func() map[int]result.LevelRuns {
+		l := map[int]result.LevelRuns{}
+		for _, st := range o.Steps {
+			l[st.N] = result.LevelRuns{Runs: 1, Passed: map[bool]int{true: 1}[st.Pass]}
 		}
+		for n, b := range tally {
+			l[n] = result.LevelRuns{Runs: b.runs, Passed: b.pass}
+		}
+		return l
 	}
-	if reps > 1 {
+	for next := []int{o.Best, o.Failed}; ; {
+		var more []int
+		for _, n := range next {
+			if n > 0 && tally[n] == nil {
+				more, edges = append(more, n), append(edges, n)
+				tally[n] = &boundary{}
+				tally[n].add(o.Steps[slices.IndexFunc(o.Steps, func(st linesearch.Step) bool { return st.N == n })].Pass, probes[n].r)
+			}
+		}
+		if len(more) == 0 || reps == 1 {
+			break
+		}
 		for rep := 2; rep <= reps; rep++ {
-			for _, n := range edges {
+			for _, n := range more {
 				if _, _, err := run(ctx, n, rep); err != nil {
 					return err
 				}
 			}
 		}
+		best, failed := result.Boundary(levels())
+		next = []int{best, failed}
 	}
+	slices.Sort(edges)
 	metric := "throughput"
 	for _, pr := range probes {
 		if pr.r != nil {
@@ -290,16 +309,10 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 	if reps > 1 {
 		// Every run counts: a level passes when most of its runs did, as
 		// report compare judges searches.
-		levels := map[int]result.LevelRuns{}
-		for _, st := range o.Steps {
-			levels[st.N] = result.LevelRuns{Runs: 1, Passed: map[bool]int{true: 1}[st.Pass]}
-		}
-		for n, b := range tally {
-			levels[n] = result.LevelRuns{Runs: b.runs, Passed: b.pass}
-		}
-		best, _ = result.Boundary(levels)
+		l := levels()
+		best, _ = result.Boundary(l)
 		if o.Checked {
-			held = levels[cfg.Baseline].Passes()
+			held = l[cfg.Baseline].Passes()
 		}
 	}
 	switch {
