@@ -237,19 +237,32 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 	}
 	fmt.Fprintf(p.out, "Search of the most %s sustained: %d loaded, start at %d, precision %d (at most %d probes)\n",
 		c.Unit, size, max(cfg.Estimate, cfg.Baseline), cfg.Precision, cfg.MaxProbes())
-	o, err := linesearch.Search(ctx, cfg, func(ctx context.Context, n int) (bool, string, error) { return run(ctx, n, 1) })
+	// Each level's first run, in the order they ran; a level with every
+	// run in answers the line search with most of its runs' verdict.
+	var steps []linesearch.Step
+	probeAt := func(ctx context.Context, n int) (bool, string, error) {
+		if b := tally[n]; b != nil && b.runs >= reps {
+			return (result.LevelRuns{Runs: b.runs, Passed: b.pass}).Passes(), probes[n].why, nil
+		}
+		if i := slices.IndexFunc(steps, func(st linesearch.Step) bool { return st.N == n }); i >= 0 {
+			return steps[i].Pass, steps[i].Why, nil
+		}
+		pass, why, err := run(ctx, n, 1)
+		if err == nil {
+			steps = append(steps, linesearch.Step{N: n, Pass: pass, Why: why})
+		}
+		return pass, why, err
+	}
+	first, err := linesearch.Search(ctx, cfg, probeAt)
 	if err != nil {
 		return err
 	}
 	// The boundary's levels again, so that a comparison of two searches
 	// rests on more than one run at each (the line search's own probe is
-	// the first of each). When the repeats move the boundary (the
-	// highest level fails in most of its runs), the levels it moved to are
-	// run again too, until both sides of it have every run.
-	var edges []int
+	// the first of each).
 	levels := func() map[int]result.LevelRuns {
 		l := map[int]result.LevelRuns{}
-		for _, st := range o.Steps {
+		for _, st := range steps {
 			l[st.N] = result.LevelRuns{Runs: 1, Passed: map[bool]int{true: 1}[st.Pass]}
 		}
 		for n, b := range tally {
@@ -257,29 +270,16 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 		}
 		return l
 	}
-	for next := []int{o.Best, o.Failed}; ; {
-		var more []int
-		for _, n := range next {
-			if n > 0 && tally[n] == nil {
-				more, edges = append(more, n), append(edges, n)
-				tally[n] = &boundary{}
-				tally[n].add(o.Steps[slices.IndexFunc(o.Steps, func(st linesearch.Step) bool { return st.N == n })].Pass, probes[n].r)
-			}
-		}
-		if len(more) == 0 || reps == 1 {
-			break
-		}
-		for rep := 2; rep <= reps; rep++ {
-			for _, n := range more {
-				if _, _, err := run(ctx, n, rep); err != nil {
-					return err
-				}
-			}
-		}
-		best, failed := result.Boundary(levels())
-		next = []int{best, failed}
+	edges, err := followBoundary(ctx, first, reps, tally, levels, func(n int) (bool, *result.Result) {
+		return steps[slices.IndexFunc(steps, func(st linesearch.Step) bool { return st.N == n })].Pass, probes[n].r
+	}, func(ctx context.Context, n, rep int) error {
+		_, _, err := run(ctx, n, rep)
+		return err
+	}, func(ctx context.Context) (*linesearch.Outcome, error) { return linesearch.Search(ctx, cfg, probeAt) })
+	if err != nil {
+		return err
 	}
-	slices.Sort(edges)
+	o := &linesearch.Outcome{Best: first.Best, Failed: first.Failed, Steps: steps, Held: first.Held, Checked: first.Checked}
 	metric := "throughput"
 	for _, pr := range probes {
 		if pr.r != nil {
@@ -355,6 +355,52 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 		return fmt.Errorf("the baseline of %d %s fails: capacity fell to %d %s", cfg.Baseline, c.Unit, best, c.Unit)
 	}
 	return nil
+}
+
+// followBoundary runs the boundary's levels (the highest pass and the
+// lowest failure) reps times each. When the repeats move the boundary (the
+// highest level fails in most of its runs, or the lowest failure passes in
+// most), the search goes on from there with each repeated level's
+// majority as its verdict, probing the levels it now needs (only below a
+// baseline, whose gate is its own), and repeats the new boundary's levels
+// too, until both sides of it have every run. It returns the levels
+// repeated, in order.
+func followBoundary(ctx context.Context, first *linesearch.Outcome, reps int, tally map[int]*boundary,
+	levels func() map[int]result.LevelRuns, firstRun func(n int) (bool, *result.Result),
+	run func(ctx context.Context, n, rep int) error, again func(ctx context.Context) (*linesearch.Outcome, error)) ([]int, error) {
+	var edges []int
+	for next := []int{first.Best, first.Failed}; ; {
+		var more []int
+		for _, n := range next {
+			if n > 0 && tally[n] == nil {
+				more, edges = append(more, n), append(edges, n)
+				tally[n] = &boundary{}
+				tally[n].add(firstRun(n))
+			}
+		}
+		if len(more) == 0 || reps == 1 {
+			break
+		}
+		for rep := 2; rep <= reps; rep++ {
+			for _, n := range more {
+				if err := run(ctx, n, rep); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if first.Checked {
+			best, failed := result.Boundary(levels())
+			next = []int{best, failed}
+			continue
+		}
+		o, err := again(ctx)
+		if err != nil {
+			return nil, err
+		}
+		next = []int{o.Best, o.Failed}
+	}
+	slices.Sort(edges)
+	return edges, nil
 }
 
 // probeFile is the result file of repeat rep of the probe at n units.
