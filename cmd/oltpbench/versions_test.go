@@ -142,8 +142,9 @@ repeats = 5
 // warehouses on (20 threads) error out and count as failures, named in
 // its table; the report at the end puts the two searches side by side and
 // confirms that D's capacity fell (D failed at a level in every run that A
-// sustained in every run), which --fail-on gates. Alone: A's probes'
-// efficiency is the machine's.
+// sustained in every run), which --fail-on gates; or, when one of A's runs
+// at its maximum fell under the bound, says the repeats disagree and does
+// not gate. Alone: A's probes' efficiency is the machine's.
 func TestVersionsCapacity(t *testing.T) {
 	srv, conn := versionServer(t)
 	// The plan's dataset loaded beside the shards: each visit finds it.
@@ -161,19 +162,33 @@ options = { wait = 0.004, report-interval = 0 }
 	if strings.Count(r.stdout, "Dataset: verified against its record in versions") != 2 {
 		t.Errorf("a visit did not take the dataset loaded before the plan:\n%s", r.stdout)
 	}
-	verdict := regexp.MustCompile(`(?m)^  capacity fell -\d+% \(([2-4]) -> 1 warehouses\): D failed at 2 in 3 of 3 runs, A sustained ([2-4]) in 3 of 3: confirmed$`)
+	verdict := regexp.MustCompile(`(?m)^  capacity fell -\d+% \(([2-4]) -> 1 warehouses\): D failed at 2 in 3 of 3 runs, A sustained ([2-4]) in (\d) of (\d)(: confirmed|: the repeats disagree, not confirmed)$`)
 	// A's maximum is the most warehouses most of its runs sustained; the
 	// level it sustained in every run may be below it (a run at 4 once
 	// fell to 84% efficiency on a slower machine: maximum 4, all runs 3).
 	m := verdict.FindStringSubmatch(r.stdout)
 	if m == nil || m[1] < m[2] {
-		t.Fatalf("no confirmed fall of D's capacity in the report:\n%s", r.stdout)
+		t.Fatalf("no fall of D's capacity in the report:\n%s", r.stdout)
 	}
 	if !regexp.MustCompile(`(?m)^2 +- +FAIL +the run failed: .*[Tt]oo many connections`).MatchString(r.stdout[strings.Index(r.stdout, "=== visit 2/2: version D")+1:]) {
 		t.Errorf("D's table does not name the failed run:\n%s", r.stdout)
 	}
-	if r.code != 1 || !strings.Contains(r.stderr, "regression beyond 5%: TPC-C: capacity fell -") {
-		t.Errorf("--fail-on=regression:5%%: exit %d, stderr %q", r.code, r.stderr)
+	if m[5] == ": confirmed" {
+		if m[3] != "3" || m[4] != "3" || r.code != 1 || !strings.Contains(r.stderr, "regression beyond 5%: TPC-C: capacity fell -") {
+			t.Errorf("a confirmed fall, A at %s in %s of %s runs: --fail-on=regression:5%%: exit %d, stderr %q", m[2], m[3], m[4], r.code, r.stderr)
+		}
+	} else {
+		// A's probes at its maximum are at the machine's edge (3 s runs:
+		// about 600 transactions, whose mix alone moves the efficiency by
+		// about 4%): one of its three runs there can fail, and then the
+		// report must say the repeats disagree, as A's search counted
+		// them, and the gate must not fire on a fall it did not confirm.
+		t.Logf("A's repeats at %s warehouses disagreed (%s of %s)", m[1], m[3], m[4])
+		a := r.stdout[:strings.Index(r.stdout, "=== visit 2/2: version D")]
+		if m[2] != m[1] || m[3] == m[4] || !strings.Contains(a, "\n  "+m[1]+" warehouses: passed "+m[3]+" of "+m[4]) ||
+			r.code != 0 || strings.Contains(r.stderr, "regression beyond") {
+			t.Errorf("a fall not confirmed, A at %s in %s of %s runs: exit %d, stderr %q\n%s", m[2], m[3], m[4], r.code, r.stderr, r.stdout)
+		}
 	}
 	// The table: each version's maximum, then the levels near either
 	// boundary with each version's runs there.
