@@ -103,7 +103,7 @@ func loadedRows(t *testing.T, db string) int {
 	return n
 }
 
-// A run with 4 terminals and 2 analytical streams runs all 22 queries and
+// A run with 4 terminals and 4 analytical streams runs all 22 queries and
 // ends on time; the TPC-C checks pass after it. A timeout counts slow
 // queries as errors.
 func TestCHRun(t *testing.T) {
@@ -118,8 +118,10 @@ func TestCHRun(t *testing.T) {
 	// query 2 to 4 times in 14 s on an idle 2-core machine, but beside
 	// make test's other shards the queries take 5 to 10 times as long
 	// (q15 17 s) and two streams left q20-q22 unrun in 60 s; four each
-	// have five or six queries to run.
-	const secs = 60
+	// have five or six queries to run. On a slower day (some of the CPU
+	// stolen) the four ran 29 queries in 60 s, one of them 25 s, and q21
+	// was not reached: 90 s.
+	const secs = 90
 	r := chb(t, db, "run", "--warehouses=1", "--threads=4", "--limit-tpm=1200", "--ap-threads=4", fmt.Sprintf("--time=%d", secs), "--report-interval=10", "--result-file="+out)
 	took := time.Since(start)
 	mustOK(t, r, "run")

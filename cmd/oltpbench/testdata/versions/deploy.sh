@@ -9,7 +9,7 @@
 #   D         at most 16 connections: a version whose TPC-C capacity search
 #             errors out from 2 warehouses on (20 threads)
 #   bN        build N of a bisect: from build $BAD_FROM on, each commit waits
-#             10 ms for a group commit (binlog_commit_wait_usec): a regression
+#             30 ms for a group commit (binlog_commit_wait_usec): a regression
 #             that other processes' CPU load does not blur
 # A fault for one version, from the file $MDB_DIR.fault ("B fail"): fail
 # exits 3; hang never returns; slow waits 30 s first; dead returns with no
@@ -39,7 +39,7 @@ B) args="$args $synced" ;;
 C) args="$args $synced --general-log=1 --general-log-file=$MDB_DIR/general.log"; cpus=0 ;;
 D) args="$args --max-connections=16" ;;
 b*) if [ "${v#b}" -ge "${BAD_FROM:-99}" ]; then
-    args="$args --log-bin=$MDB_DIR/binlog --server-id=1 --binlog-commit-wait-count=100 --binlog-commit-wait-usec=10000"
+    args="$args --log-bin=$MDB_DIR/binlog --server-id=1 --binlog-commit-wait-count=100 --binlog-commit-wait-usec=30000"
   fi ;;
 esac
 [ "$mode" = other ] && args="--version=10.11.99-other"
