@@ -361,10 +361,10 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 // lowest failure) reps times each. When the repeats move the boundary (the
 // highest level fails in most of its runs, or the lowest failure passes in
 // most), the search goes on from there with each repeated level's
-// majority as its verdict, probing the levels it now needs (only below a
-// baseline, whose gate is its own), and repeats the new boundary's levels
-// too, until both sides of it have every run. It returns the levels
-// repeated, in order.
+// majority as its verdict, probing the levels it now needs, and repeats
+// the new boundary's levels too, until both sides of it have every run. A
+// search from a baseline (a gate, with its own rule) moves only among the
+// levels it probed. It returns the levels repeated, in order.
 func followBoundary(ctx context.Context, first *linesearch.Outcome, reps int, tally map[int]*boundary,
 	levels func() map[int]result.LevelRuns, firstRun func(n int) (bool, *result.Result),
 	run func(ctx context.Context, n, rep int) error, again func(ctx context.Context) (*linesearch.Outcome, error)) ([]int, error) {
