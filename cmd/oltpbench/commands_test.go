@@ -481,15 +481,16 @@ func TestReportHistoryArgs(t *testing.T) {
 		out  string // in stdout
 		err  string // the one line of stderr
 	}{
-		{[]string{v(1), v(2), v(3), v(4)}, 0, "  QPS: a change at run 11: -20.6% (100000 -> 79440 QPS), worse, p = 0.005\n    last before: v2, ", ""},
+		{[]string{v(1), v(2), v(3), v(4)}, 0, "  QPS: a change at run 11: -20.6% (100000 -> 79440 QPS), worse, p = 0.001\n    last before: v2, ", ""},
 		{[]string{v(1), v(2), v(3), v(4), "--fail-on=change:5%"}, 1, "", "change beyond 5%: Point Select, 16 threads: QPS -20.6% from v3"},
 		{[]string{v(1), v(2), v(3), v(4), "--fail-on=change:30%"}, 0, "", ""},
 		{[]string{v(1), v(2), v(3), v(4), "--versions=v1,v2"}, 0, "left out, a build not in the list: ", ""},
 		{[]string{v(1), v(2), v(3), v(4), "--versions-file=" + builds}, 0, "v3 (2026-01-01) .. v4 (2026-01-01)", ""},
 		{[]string{v(1), v(2), v(3), v(4), "--min-runs=11"}, 0, "Point Select, 16 threads: 20 runs, v1 (2026-01-01) .. v4 (2026-01-01)\n  too short to judge", ""},
-		// 199 shuffles cannot give a p-value under 0.005.
-		{[]string{v(1), v(2), v(3), v(4), "--confidence=0.999"}, 0, "Point Select, 16 threads: 20 runs, v1 (2026-01-01) .. v4 (2026-01-01)\n  QPS: no change", ""},
-		{[]string{v(1), v(2), v(3), v(4), "--format=markdown"}, 0, "| Point Select, 16 threads | QPS | -20.6% (100000 -> 79440), worse | 0.005 | v2 (2026-01-01 00:00) | v3 (2026-01-01 00:00) |", ""},
+		// 9,999 shuffles there: a p-value to four decimals.
+		{[]string{v(1), v(2), v(3), v(4), "--confidence=0.999"}, 0, "p <= 0.001\n\nPoint Select, 16 threads: 20 runs, v1 (2026-01-01) .. v4 (2026-01-01)\n  QPS: a change at run 11: -20.6% (100000 -> 79440 QPS), worse, p = 0.0001\n", ""},
+		{[]string{v(1), "--confidence=0.9995"}, 1, "", "invalid --confidence=0.9995: between 0.5 and 0.999, as 0.99"},
+		{[]string{v(1), v(2), v(3), v(4), "--format=markdown"}, 0, "| Point Select, 16 threads | QPS | -20.6% (100000 -> 79440), worse | 0.001 | v2 (2026-01-01 00:00) | v3 (2026-01-01 00:00) |", ""},
 		{[]string{mixed}, 0, "skipped, unreadable: " + filepath.Join(mixed, "broken.json") + ": not a result file", ""},
 		{[]string{t.TempDir()}, 1, "", "holds no result files (*.json)"},
 		{[]string{onlyBroken}, 1, "", "no result could be read under " + onlyBroken},

@@ -155,7 +155,7 @@ func historyCommand() *cobra.Command {
 	cmd.Flags().StringVar(&since, "since", "", "only the runs started since: a date (2026-11-01), a time (RFC 3339) or a span back from now (30d)")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a series' newest level is worse than the one before by more than this, e.g. change:5% (for nightly CI)")
 	cmd.Flags().BoolVar(&failOnBound, "fail-on-client-bound", false, "with --fail-on, also judge the client-bound runs (left out by default: they measure the client)")
-	cmd.Flags().Float64Var(&confidence, "confidence", 0.99, "how sure a change must be: its permutation test's p-value at most 1 - this")
+	cmd.Flags().Float64Var(&confidence, "confidence", 0.99, "how sure a change must be, 0.5 to 0.999: its permutation test's p-value at most 1 - this")
 	cmd.Flags().IntVar(&minRuns, "min-runs", 3, "the fewest runs on each side of a change")
 	return cmd
 }

@@ -7,6 +7,7 @@
 package changepoint
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -17,7 +18,10 @@ type Config struct {
 	// change needs that many nights after it before it can be told from an
 	// outlier.
 	MinSize int
-	// Permutations is how many shuffles the test draws (default 199).
+	// Permutations is how many shuffles the test draws (default 10/Alpha
+	// - 1, 999 at the default Alpha): enough that a change at p = Alpha
+	// allows ten shuffles to split as well, so that whether a change of
+	// p well under Alpha is kept does not hang on one or two shuffles.
 	Permutations int
 	// Alpha is the highest p-value a change may have (default 0.01).
 	Alpha float64
@@ -29,11 +33,11 @@ func (c *Config) defaults() {
 	if c.MinSize < 2 {
 		c.MinSize = 3
 	}
-	if c.Permutations <= 0 {
-		c.Permutations = 199
-	}
 	if c.Alpha <= 0 {
 		c.Alpha = 0.01
+	}
+	if c.Permutations <= 0 {
+		c.Permutations = int(math.Ceil(10/c.Alpha)) - 1
 	}
 }
 
@@ -89,8 +93,8 @@ func Detect(xs []float64, c Config) []Change {
 	return out
 }
 
-// scratch holds the prefix sums of one segment's distances, reused.
-type scratch struct{ p []float64 }
+// scratch holds one segment's prefix sums and reciprocals, reused.
+type scratch struct{ p, diag, inv []float64 }
 
 // best is a segment's split with the largest Q-hat: its index (0 for
 // none: the segment is shorter than two MinSize parts) and Q-hat.
@@ -99,12 +103,15 @@ func (sc *scratch) best(x []float64, k int) (int, float64) {
 	if n < 2*k {
 		return 0, 0
 	}
-	// p[a*(n+1)+b] is the sum of |x_i - x_j| over i < a, j < b.
+	// p[a*(n+1)+b] is the sum of |x_i - x_j| over i < a, j < b: symmetric
+	// in a and b, so every block below reads row a = tau and the diagonal.
 	w := n + 1
 	if cap(sc.p) < w*w {
 		sc.p = make([]float64, w*w)
+		sc.diag = make([]float64, w)
+		sc.inv = make([]float64, w)
 	}
-	p := sc.p[:w*w]
+	p, diag, inv := sc.p[:w*w], sc.diag[:w], sc.inv[:w]
 	for b := range w {
 		p[b] = 0
 	}
@@ -112,28 +119,31 @@ func (sc *scratch) best(x []float64, k int) (int, float64) {
 		row := 0.0
 		p[a*w] = 0
 		xi := x[a-1]
+		prev, cur := p[(a-1)*w:a*w], p[a*w:(a+1)*w]
 		for b := 1; b <= n; b++ {
 			d := xi - x[b-1]
 			if d < 0 {
 				d = -d
 			}
 			row += d
-			p[a*w+b] = p[(a-1)*w+b] + row
+			cur[b] = prev[b] + row
 		}
-	}
-	block := func(a1, a2, b1, b2 int) float64 {
-		return p[a2*w+b2] - p[a1*w+b2] - p[a2*w+b1] + p[a1*w+b1]
+		diag[a] = cur[a]
+		inv[a] = 1 / float64(a)
 	}
 	bestTau, bestQ := 0, 0.0
 	for tau := k; tau+k <= n; tau++ {
-		nx := float64(tau)
-		withinX := block(0, tau, 0, tau) / 2
+		// Q-hat of x[:tau] against x[tau:kappa], as the definition's
+		// 2 cross/(nx+my) - 2 my withinX/((nx+my)(nx-1)) - 2 nx withinY/((nx+my)(my-1)).
+		nx, dt := float64(tau), diag[tau]
+		wx := dt / 2 * inv[tau-1]
+		row := p[tau*w : (n+1)*w]
 		for kappa := tau + k; kappa <= n; kappa++ {
-			my := float64(kappa - tau)
-			cross := block(0, tau, tau, kappa)
-			withinY := block(tau, kappa, tau, kappa) / 2
-			sum := nx + my
-			q := 2*cross/sum - 2*my*withinX/(sum*(nx-1)) - 2*nx*withinY/(sum*(my-1))
+			m := kappa - tau
+			my := float64(m)
+			cross := row[kappa] - dt
+			withinY := (diag[kappa] - 2*row[kappa] + dt) / 2
+			q := 2 * inv[tau+m] * (cross - my*wx - nx*withinY*inv[m-1])
 			if bestTau == 0 || q > bestQ {
 				bestTau, bestQ = tau, q
 			}

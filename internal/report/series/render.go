@@ -28,7 +28,16 @@ func (m Metric) changeText(c Change) string {
 	if c.Worse {
 		word = "worse"
 	}
-	return fmt.Sprintf("%+.1f%% (%s -> %s %s), %s, p = %.3f", 100*c.Delta(), num(c.Before), num(c.After), m.Name, word, c.P)
+	return fmt.Sprintf("%+.1f%% (%s -> %s %s), %s, p = %s", 100*c.Delta(), num(c.Before), num(c.After), m.Name, word, pval(c.P))
+}
+
+// pval is a p-value to the shuffles' resolution: three decimals, four
+// under 0.001 (at --confidence=0.999 the test draws 9,999 shuffles).
+func pval(p float64) string {
+	if p < 0.001 {
+		return strconv.FormatFloat(p, 'f', 4, 64)
+	}
+	return strconv.FormatFloat(p, 'f', 3, 64)
 }
 
 func num(v float64) string {
@@ -125,8 +134,8 @@ func (rep *Report) Markdown(w io.Writer) {
 		for _, m := range s.Metrics {
 			for _, c := range m.Changes {
 				a := s.around(c)
-				fmt.Fprintf(w, "| %s | %s | %+.1f%% (%s -> %s), %s | %.3f | %s | %s |\n", md(s.Title), md(m.Name), 100*c.Delta(), num(c.Before), num(c.After),
-					map[bool]string{true: "worse", false: "better"}[c.Worse], c.P, md(a.before.Build+" ("+a.before.Time.Format("2006-01-02 15:04")+")"),
+				fmt.Fprintf(w, "| %s | %s | %+.1f%% (%s -> %s), %s | %s | %s | %s |\n", md(s.Title), md(m.Name), 100*c.Delta(), num(c.Before), num(c.After),
+					map[bool]string{true: "worse", false: "better"}[c.Worse], pval(c.P), md(a.before.Build+" ("+a.before.Time.Format("2006-01-02 15:04")+")"),
 					md(a.after.Build+" ("+a.after.Time.Format("2006-01-02 15:04")+")"))
 				rows++
 			}

@@ -96,7 +96,7 @@ type Options struct {
 	Describe compare.Describe
 	Upgrade  result.Upgrade
 	// Confidence is how sure a change must be (0.99: its p-value at most
-	// 0.01); MinSize as changepoint.Config's.
+	// 0.01; at most 0.999); MinSize as changepoint.Config's.
 	Confidence float64
 	MinSize    int
 }
@@ -118,8 +118,10 @@ func Build(paths []string, o Options) (*Report, error) {
 	if o.Confidence == 0 {
 		o.Confidence = 0.99
 	}
-	if o.Confidence <= 0.5 || o.Confidence >= 1 {
-		return nil, fmt.Errorf("invalid --confidence=%g: between 0.5 and 1, as 0.99", o.Confidence)
+	// At most 0.999: the permutation test draws 10/(1 - confidence)
+	// shuffles, 9,999 there.
+	if o.Confidence <= 0.5 || o.Confidence > 0.999 {
+		return nil, fmt.Errorf("invalid --confidence=%g: between 0.5 and 0.999, as 0.99", o.Confidence)
 	}
 	cfg := changepoint.Config{MinSize: o.MinSize, Alpha: 1 - o.Confidence}
 	files, err := resultFiles(paths)
@@ -445,7 +447,7 @@ func (rep *Report) Gate(limit float64, withBound bool) []string {
 		delta := after/before - 1
 		if (m.Higher && delta < -limit) || (!m.Higher && delta > limit) {
 			p := s.Points[last.At]
-			out = append(out, fmt.Sprintf("%s: %s %+.1f%% from %s (%s) on, p = %.3f", s.Title, m.Name, 100*delta, p.Build, p.Time.Format("2006-01-02 15:04"), last.P))
+			out = append(out, fmt.Sprintf("%s: %s %+.1f%% from %s (%s) on, p = %s", s.Title, m.Name, 100*delta, p.Build, p.Time.Format("2006-01-02 15:04"), pval(last.P)))
 		}
 	}
 	return out
