@@ -106,255 +106,235 @@ func (p *Pipeline) checkSearch() error {
 	return cfg.Check()
 }
 
+// capacitySearch is one capacity search: its settings, each level's first
+// run, every run of the boundary's levels, and the line search's steps.
+type capacitySearch struct {
+	p     *Pipeline
+	co    conn.Options
+	c     *workload.Capacity
+	cfg   linesearch.Config
+	dir   string
+	name  string
+	under string // the options that shape a probe, as its result records them
+	reps  int
+	// probes are each level's first run; tally the boundary's levels,
+	// every run of each; steps each level's first run, in the order they
+	// ran.
+	probes map[int]firstRun
+	tally  map[int]*boundary
+	steps  []linesearch.Step
+}
+
+// firstRun is a level's first run: its result (none when the run failed) and
+// the verdict's words.
+type firstRun struct {
+	r   *result.Result
+	why string
+}
+
 // searchCapacity is the search command: the most units the server
 // sustains, probe by probe, each a run on the first N units of the loaded
 // dataset with ThreadsPer threads a unit, judged by the workload's
 // Verdict. Each probe's result is a file in --result-dir; a search run
 // again reuses them.
 func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
-	c := p.spec.Capacity
-	if err := p.checkSearch(); err != nil {
-		return err
-	}
-	dir := p.f.lv.resultDir
-	if dir == "" {
-		return errors.New("search needs --result-dir DIR: one result file per probe, and a search run again reuses them")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create --result-dir: %w", err)
-	}
-	size, err := strconv.Atoi(p.fs.Lookup(c.Size).Value.String())
+	s, err := p.newSearch(co)
 	if err != nil {
 		return err
 	}
-	cfg := linesearch.Config{Max: size, Estimate: p.f.search.estimate, Precision: p.f.search.precision, Baseline: p.f.search.baseline, Above: p.f.search.above}
-	if err := cfg.Check(); err != nil {
-		return err
-	}
-	name := p.w.Name()
-	reps := p.f.lv.repeat
-	if reps < 1 {
-		return fmt.Errorf("invalid --%s=%d: at least 1", result.FlagRepeat, reps)
-	}
-	type probe struct {
-		r   *result.Result
-		why string
-	}
-	probes := map[int]probe{}
-	var shaping []string
-	for _, f := range []string{c.Requires, p.ro.TimeFlag, c.Size} {
-		if fl := p.fs.Lookup(f); fl != nil {
-			shaping = append(shaping, "--"+f+"="+fl.Value.String())
-		}
-	}
-	under := strings.Join(shaping, " ")
-	tally := map[int]*boundary{} // the boundary's levels: every run of each
-	// run runs (or reads back) repeat rep of the probe at n.
-	run := func(ctx context.Context, n, rep int) (bool, string, error) {
-		file := filepath.Join(dir, probeFile(name, n, c.Unit, rep))
-		failed := file + ".failed"
-		if err := p.fs.Set(c.Active, strconv.Itoa(n)); err != nil {
-			return false, "", err
-		}
-		keep := func(pass bool, why string, r *result.Result) (bool, string, error) {
-			if rep == 1 {
-				probes[n] = probe{r, why}
-			}
-			if b := tally[n]; b != nil {
-				b.add(pass, r)
-			}
-			v := math.NaN()
-			if r != nil {
-				v, _ = r.Throughput()
-			}
-			p.exp.SearchProbe(n, pass, v)
-			return pass, why, nil
-		}
-		label := fmt.Sprintf("%d %s", n, c.Unit)
-		if rep > 1 {
-			label += fmt.Sprintf(", repeat %d", rep)
-		}
-		if r, err := result.ReadWith(file, workload.Upgrade); err == nil && !r.Interrupted {
-			fmt.Fprintf(p.out, "Probe at %s: done before (%s)\n", label, file)
-			if r.Probe != nil && r.Probe.Failed {
-				return keep(false, r.Probe.Why, nil)
-			}
-			pass, why := c.Verdict(r)
-			return keep(pass, why, r)
-		}
-		if b, err := os.ReadFile(failed); err == nil {
-			why := strings.TrimSpace(string(b))
-			fmt.Fprintf(p.out, "Probe at %s: failed before (%s)\n", label, why)
-			return keep(false, why, nil)
-		}
-		fmt.Fprintf(p.out, "\n== probe at %s, %d threads\n", label, n*c.ThreadsPer)
-		if p.f.search.restart != "" {
-			if err := p.restartServer(ctx, co); err != nil {
-				return false, "", err
-			}
-		}
-		s := &cells.Series{Name: name, Prefix: name, Threads: []int{n * c.ThreadsPer}, Repeats: 1}
-		var described *Run
-		ex := &cells.Executor{File: file, Out: p.notice, Measure: func(ctx context.Context, cl *cells.Cell, threads int, _ io.Writer) (*result.Result, error) {
-			d, err := p.Describe(co, cl, threads)
-			if err != nil {
-				return nil, err
-			}
-			described = d
-			r, err := p.Measure(ctx, d)
-			if err == nil && r != nil && !r.Interrupted {
-				pass, why := c.Verdict(r)
-				r.Probe = &result.Probe{Unit: c.Unit, Level: n, Repeat: rep, Pass: pass, Why: why, Under: under}
-			}
-			return r, err
-		}}
-		if err := ex.Execute(ctx, cells.Expand([]*cells.Series{s})); err != nil {
-			if ctx.Err() != nil {
-				return false, "", ctx.Err()
-			}
-			// A run that errors out is a failed probe, kept as one: a
-			// result with no measurements, so that a search run again and
-			// a comparison of searches both see it.
-			why := "the run failed: " + firstLine(err)
-			if described == nil {
-				_ = os.WriteFile(failed, []byte(why+"\n"), 0o644)
-				return keep(false, why, nil)
-			}
-			stub := p.newResult(described)
-			stub.Start, stub.End = time.Now(), time.Now()
-			stub.Probe = &result.Probe{Unit: c.Unit, Level: n, Repeat: rep, Why: why, Failed: true, Under: under}
-			if err := stub.Write(file); err != nil {
-				return false, "", err
-			}
-			return keep(false, why, nil)
-		}
-		r, err := result.ReadWith(file, workload.Upgrade)
-		if err != nil {
-			return false, "", err
-		}
-		pass, why := c.Verdict(r)
-		return keep(pass, why, r)
-	}
 	fmt.Fprintf(p.out, "Search of the most %s sustained: %d loaded, start at %d, precision %d (at most %d probes)\n",
-		c.Unit, size, max(cfg.Estimate, cfg.Baseline), cfg.Precision, cfg.MaxProbes())
-	// Each level's first run, in the order they ran; a level with every
-	// run in answers the line search with most of its runs' verdict.
-	var steps []linesearch.Step
-	probeAt := func(ctx context.Context, n int) (bool, string, error) {
-		if b := tally[n]; b != nil && b.runs >= reps {
-			return (result.LevelRuns{Runs: b.runs, Passed: b.pass}).Passes(), probes[n].why, nil
-		}
-		if i := slices.IndexFunc(steps, func(st linesearch.Step) bool { return st.N == n }); i >= 0 {
-			return steps[i].Pass, steps[i].Why, nil
-		}
-		pass, why, err := run(ctx, n, 1)
-		if err == nil {
-			steps = append(steps, linesearch.Step{N: n, Pass: pass, Why: why})
-		}
-		return pass, why, err
-	}
-	first, err := linesearch.Search(ctx, cfg, probeAt)
+		s.c.Unit, s.cfg.Max, max(s.cfg.Estimate, s.cfg.Baseline), s.cfg.Precision, s.cfg.MaxProbes())
+	first, err := linesearch.Search(ctx, s.cfg, s.probeAt)
 	if err != nil {
 		return err
 	}
 	// The boundary's levels again, so that a comparison of two searches
 	// rests on more than one run at each (the line search's own probe is
 	// the first of each).
-	levels := func() map[int]result.LevelRuns {
-		l := map[int]result.LevelRuns{}
-		for _, st := range steps {
-			l[st.N] = result.LevelRuns{Runs: 1, Passed: map[bool]int{true: 1}[st.Pass]}
-		}
-		for n, b := range tally {
-			l[n] = result.LevelRuns{Runs: b.runs, Passed: b.pass}
-		}
-		return l
-	}
-	edges, err := followBoundary(ctx, first, reps, tally, levels, func(n int) (bool, *result.Result) {
-		return steps[slices.IndexFunc(steps, func(st linesearch.Step) bool { return st.N == n })].Pass, probes[n].r
-	}, func(ctx context.Context, n, rep int) error {
-		_, _, err := run(ctx, n, rep)
-		return err
-	}, func(ctx context.Context) (*linesearch.Outcome, error) { return linesearch.Search(ctx, cfg, probeAt) })
+	edges, err := s.followBoundary(ctx, first)
 	if err != nil {
 		return err
 	}
-	o := &linesearch.Outcome{Best: first.Best, Failed: first.Failed, Steps: steps, Held: first.Held, Checked: first.Checked}
-	metric := "throughput"
-	for _, pr := range probes {
-		if pr.r != nil {
-			_, metric = pr.r.Throughput()
-			break
+	return s.report(first, edges)
+}
+
+// newSearch checks a search's options and makes its state.
+func (p *Pipeline) newSearch(co conn.Options) (*capacitySearch, error) {
+	c := p.spec.Capacity
+	if err := p.checkSearch(); err != nil {
+		return nil, err
+	}
+	dir := p.f.lv.resultDir
+	if dir == "" {
+		return nil, errors.New("search needs --result-dir DIR: one result file per probe, and a search run again reuses them")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create --result-dir: %w", err)
+	}
+	size, err := strconv.Atoi(p.fs.Lookup(c.Size).Value.String())
+	if err != nil {
+		return nil, err
+	}
+	cfg := linesearch.Config{Max: size, Estimate: p.f.search.estimate, Precision: p.f.search.precision, Baseline: p.f.search.baseline, Above: p.f.search.above}
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	reps := p.f.lv.repeat
+	if reps < 1 {
+		return nil, fmt.Errorf("invalid --%s=%d: at least 1", result.FlagRepeat, reps)
+	}
+	var shaping []string
+	for _, f := range []string{c.Requires, p.ro.TimeFlag, c.Size} {
+		if fl := p.fs.Lookup(f); fl != nil {
+			shaping = append(shaping, "--"+f+"="+fl.Value.String())
 		}
 	}
-	fmt.Fprintf(p.out, "\n%-6s %12s %-5s  %s\n", strings.ToUpper(c.Unit[:1])+c.Unit[1:], metric, "pass", "why")
-	for _, st := range o.Steps {
-		pr := probes[st.N]
-		tpm := "-"
-		if pr.r != nil {
-			v, _ := pr.r.Throughput()
-			tpm = strconv.FormatFloat(v, 'f', 1, 64)
-		}
-		verdict := map[bool]string{true: "PASS", false: "FAIL"}[st.Pass]
-		fmt.Fprintf(p.out, "%-6d %12s %-5s  %s\n", st.N, tpm, verdict, st.Why)
+	return &capacitySearch{p: p, co: co, c: c, cfg: cfg, dir: dir, name: p.w.Name(), under: strings.Join(shaping, " "), reps: reps,
+		probes: map[int]firstRun{}, tally: map[int]*boundary{}}, nil
+}
+
+// probeAt answers the line search at n: a level with every run in with
+// most of its runs' verdict, a level probed before with its first run's,
+// any other by probing it.
+func (s *capacitySearch) probeAt(ctx context.Context, n int) (bool, string, error) {
+	if b := s.tally[n]; b != nil && b.runs >= s.reps {
+		return (result.LevelRuns{Runs: b.runs, Passed: b.pass}).Passes(), s.probes[n].why, nil
 	}
-	if reps > 1 {
-		fmt.Fprintf(p.out, "\nThe boundary, %d runs of each level (--%s=%d):\n", reps, result.FlagRepeat, reps)
-		for _, n := range edges {
-			fmt.Fprintf(p.out, "  %d %s: %s\n", n, c.Unit, tally[n].String(metric))
-		}
+	if i := s.step(n); i >= 0 {
+		return s.steps[i].Pass, s.steps[i].Why, nil
 	}
-	upper := strings.ToUpper(c.Unit)
-	held, best := o.Held, o.Best
-	if reps > 1 {
-		// Every run counts: a level passes when most of its runs did, as
-		// report compare judges searches.
-		l := levels()
-		best, _ = result.Boundary(l)
-		if o.Checked {
-			held = l[cfg.Baseline].Passes()
-		}
+	pass, why, err := s.run(ctx, n, 1)
+	if err == nil {
+		s.steps = append(s.steps, linesearch.Step{N: n, Pass: pass, Why: why})
 	}
-	switch {
-	case o.Checked && held && !cfg.Above:
-		fmt.Fprintf(p.out, "\nBASELINE HELD: still sustains %d %s (%s)\n", cfg.Baseline, c.Unit, probes[cfg.Baseline].why)
-		return nil
-	case best == 0 && o.Best == 0:
-		fmt.Fprintf(p.out, "\nMAX %s = 0: even 1 fails (%s)\n", upper, o.Steps[len(o.Steps)-1].Why)
-	case best == 0:
-		fmt.Fprintf(p.out, "\nMAX %s = 0: no level passed in most of its runs\n", upper)
-	case probes[best].r == nil:
-		fmt.Fprintf(p.out, "\nMAX %s = %d (its first run failed; most of its runs passed)\n", upper, best)
-	default:
-		v, unit := probes[best].r.Throughput()
-		fmt.Fprintf(p.out, "\nMAX %s = %d (%.1f %s; %s)\n", upper, best, v, unit, probes[best].why)
+	return pass, why, err
+}
+
+// step is the index of the line search's step at n, or -1.
+func (s *capacitySearch) step(n int) int {
+	return slices.IndexFunc(s.steps, func(st linesearch.Step) bool { return st.N == n })
+}
+
+// run runs (or reads back) repeat rep of the probe at n.
+func (s *capacitySearch) run(ctx context.Context, n, rep int) (bool, string, error) {
+	p, c := s.p, s.c
+	file := filepath.Join(s.dir, probeFile(s.name, n, c.Unit, rep))
+	if err := p.fs.Set(c.Active, strconv.Itoa(n)); err != nil {
+		return false, "", err
 	}
-	if best != o.Best {
-		fmt.Fprintf(p.out, "The line search ended at %d; the repeats of the boundary moved the maximum to %d\n", o.Best, best)
+	label := fmt.Sprintf("%d %s", n, c.Unit)
+	if rep > 1 {
+		label += fmt.Sprintf(", repeat %d", rep)
 	}
-	if reps > 1 {
-		for _, n := range edges {
-			if b := tally[n]; b.pass != 0 && b.pass != b.runs {
-				fmt.Fprintf(p.out, "The boundary is not clear-cut: %d %s passed %d of %d runs\n", n, c.Unit, b.pass, b.runs)
-			}
+	if pass, why, r, ok := s.readBack(file, label); ok {
+		return s.keep(n, rep, pass, why, r), why, nil
+	}
+	fmt.Fprintf(p.out, "\n== probe at %s, %d threads\n", label, n*c.ThreadsPer)
+	if p.f.search.restart != "" {
+		if err := p.restartServer(ctx, s.co); err != nil {
+			return false, "", err
 		}
 	}
-	if best == size {
-		fmt.Fprintf(p.out, "It passed at all %d loaded %s: the dataset is too small to find the limit: load more\n", size, c.Unit)
+	pass, why, r, err := s.measure(ctx, n, rep, file)
+	if err != nil {
+		return false, "", err
 	}
-	fmt.Fprintf(p.out, "%d probes (bound %d)", len(o.Steps), cfg.MaxProbes())
-	if reps > 1 {
-		fmt.Fprintf(p.out, ", and %d repeats of the boundary", (reps-1)*len(edges))
+	return s.keep(n, rep, pass, why, r), why, nil
+}
+
+// readBack is a probe that ran before: its result file, or the line a run
+// that failed before it could write one left (ok false: neither).
+func (s *capacitySearch) readBack(file, label string) (pass bool, why string, r *result.Result, ok bool) {
+	if r, err := result.ReadWith(file, workload.Upgrade); err == nil && !r.Interrupted {
+		fmt.Fprintf(s.p.out, "Probe at %s: done before (%s)\n", label, file)
+		if r.Probe != nil && r.Probe.Failed {
+			return false, r.Probe.Why, nil, true
+		}
+		pass, why := s.c.Verdict(r)
+		return pass, why, r, true
 	}
-	fmt.Fprintln(p.out)
-	switch {
-	case o.Checked && !held && o.Held:
-		// The first probe passed, the repeats did not: nothing below was searched.
-		return fmt.Errorf("the baseline of %d %s fails in %d of %d runs", cfg.Baseline, c.Unit, tally[cfg.Baseline].runs-tally[cfg.Baseline].pass, tally[cfg.Baseline].runs)
-	case o.Checked && !held:
-		return fmt.Errorf("the baseline of %d %s fails: capacity fell to %d %s", cfg.Baseline, c.Unit, best, c.Unit)
+	if b, err := os.ReadFile(file + ".failed"); err == nil {
+		why := strings.TrimSpace(string(b))
+		fmt.Fprintf(s.p.out, "Probe at %s: failed before (%s)\n", label, why)
+		return false, why, nil, true
 	}
-	return nil
+	return false, "", nil, false
+}
+
+// measure runs repeat rep of the probe at n into file and judges it.
+func (s *capacitySearch) measure(ctx context.Context, n, rep int, file string) (bool, string, *result.Result, error) {
+	p, c := s.p, s.c
+	series := &cells.Series{Name: s.name, Prefix: s.name, Threads: []int{n * c.ThreadsPer}, Repeats: 1}
+	var described *Run
+	ex := &cells.Executor{File: file, Out: p.notice, Measure: func(ctx context.Context, cl *cells.Cell, threads int, _ io.Writer) (*result.Result, error) {
+		d, err := p.Describe(s.co, cl, threads)
+		if err != nil {
+			return nil, err
+		}
+		described = d
+		r, err := p.Measure(ctx, d)
+		if err == nil && r != nil && !r.Interrupted {
+			pass, why := c.Verdict(r)
+			r.Probe = &result.Probe{Unit: c.Unit, Level: n, Repeat: rep, Pass: pass, Why: why, Under: s.under}
+		}
+		return r, err
+	}}
+	if err := ex.Execute(ctx, cells.Expand([]*cells.Series{series})); err != nil {
+		if ctx.Err() != nil {
+			return false, "", nil, ctx.Err()
+		}
+		// A run that errors out is a failed probe, kept as one: a result
+		// with no measurements, so that a search run again and a
+		// comparison of searches both see it.
+		why := "the run failed: " + firstLine(err)
+		if described == nil {
+			_ = os.WriteFile(file+".failed", []byte(why+"\n"), 0o644)
+			return false, why, nil, nil
+		}
+		stub := p.newResult(described)
+		stub.Start, stub.End = time.Now(), time.Now()
+		stub.Probe = &result.Probe{Unit: c.Unit, Level: n, Repeat: rep, Why: why, Failed: true, Under: s.under}
+		if err := stub.Write(file); err != nil {
+			return false, "", nil, err
+		}
+		return false, why, nil, nil
+	}
+	r, err := result.ReadWith(file, workload.Upgrade)
+	if err != nil {
+		return false, "", nil, err
+	}
+	pass, why := c.Verdict(r)
+	return pass, why, r, nil
+}
+
+// keep records repeat rep of the probe at n: a level's first run, a
+// boundary level's every run, and each run for the exporters.
+func (s *capacitySearch) keep(n, rep int, pass bool, why string, r *result.Result) bool {
+	if rep == 1 {
+		s.probes[n] = firstRun{r, why}
+	}
+	if b := s.tally[n]; b != nil {
+		b.add(pass, r)
+	}
+	v := math.NaN()
+	if r != nil {
+		v, _ = r.Throughput()
+	}
+	s.p.exp.SearchProbe(n, pass, v)
+	return pass
+}
+
+// levels are the runs of every level probed: one for a level the line
+// search probed, all of a boundary level's.
+func (s *capacitySearch) levels() map[int]result.LevelRuns {
+	l := map[int]result.LevelRuns{}
+	for _, st := range s.steps {
+		l[st.N] = result.LevelRuns{Runs: 1, Passed: map[bool]int{true: 1}[st.Pass]}
+	}
+	for n, b := range s.tally {
+		l[n] = result.LevelRuns{Runs: b.runs, Passed: b.pass}
+	}
+	return l
 }
 
 // followBoundary runs the boundary's levels (the highest pass and the
@@ -365,35 +345,33 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 // the new boundary's levels too, until both sides of it have every run. A
 // search from a baseline (a gate, with its own rule) moves only among the
 // levels it probed. It returns the levels repeated, in order.
-func followBoundary(ctx context.Context, first *linesearch.Outcome, reps int, tally map[int]*boundary,
-	levels func() map[int]result.LevelRuns, firstRun func(n int) (bool, *result.Result),
-	run func(ctx context.Context, n, rep int) error, again func(ctx context.Context) (*linesearch.Outcome, error)) ([]int, error) {
+func (s *capacitySearch) followBoundary(ctx context.Context, first *linesearch.Outcome) ([]int, error) {
 	var edges []int
 	for next := []int{first.Best, first.Failed}; ; {
 		var more []int
 		for _, n := range next {
-			if n > 0 && tally[n] == nil {
+			if n > 0 && s.tally[n] == nil {
 				more, edges = append(more, n), append(edges, n)
-				tally[n] = &boundary{}
-				tally[n].add(firstRun(n))
+				s.tally[n] = &boundary{}
+				s.tally[n].add(s.steps[s.step(n)].Pass, s.probes[n].r)
 			}
 		}
-		if len(more) == 0 || reps == 1 {
+		if len(more) == 0 || s.reps == 1 {
 			break
 		}
-		for rep := 2; rep <= reps; rep++ {
+		for rep := 2; rep <= s.reps; rep++ {
 			for _, n := range more {
-				if err := run(ctx, n, rep); err != nil {
+				if _, _, err := s.run(ctx, n, rep); err != nil {
 					return nil, err
 				}
 			}
 		}
 		if first.Checked {
-			best, failed := result.Boundary(levels())
+			best, failed := result.Boundary(s.levels())
 			next = []int{best, failed}
 			continue
 		}
-		o, err := again(ctx)
+		o, err := linesearch.Search(ctx, s.cfg, s.probeAt)
 		if err != nil {
 			return nil, err
 		}
@@ -401,6 +379,103 @@ func followBoundary(ctx context.Context, first *linesearch.Outcome, reps int, ta
 	}
 	slices.Sort(edges)
 	return edges, nil
+}
+
+// report prints the probes, the boundary's runs and the maximum, and is
+// the gate's error when a baseline failed.
+func (s *capacitySearch) report(first *linesearch.Outcome, edges []int) error {
+	p, c, cfg, reps := s.p, s.c, s.cfg, s.reps
+	o := &linesearch.Outcome{Best: first.Best, Failed: first.Failed, Steps: s.steps, Held: first.Held, Checked: first.Checked}
+	s.table(o.Steps, edges)
+	held, best := o.Held, o.Best
+	if reps > 1 {
+		// Every run counts: a level passes when most of its runs did, as
+		// report compare judges searches.
+		l := s.levels()
+		best, _ = result.Boundary(l)
+		if o.Checked {
+			held = l[cfg.Baseline].Passes()
+		}
+	}
+	if o.Checked && held && !cfg.Above {
+		fmt.Fprintf(p.out, "\nBASELINE HELD: still sustains %d %s (%s)\n", cfg.Baseline, c.Unit, s.probes[cfg.Baseline].why)
+		return nil
+	}
+	s.maximum(o, best, edges)
+	switch {
+	case o.Checked && !held && o.Held:
+		// The first probe passed, the repeats did not: nothing below was searched.
+		b := s.tally[cfg.Baseline]
+		return fmt.Errorf("the baseline of %d %s fails in %d of %d runs", cfg.Baseline, c.Unit, b.runs-b.pass, b.runs)
+	case o.Checked && !held:
+		return fmt.Errorf("the baseline of %d %s fails: capacity fell to %d %s", cfg.Baseline, c.Unit, best, c.Unit)
+	}
+	return nil
+}
+
+// table prints each probe's level, throughput and verdict, and the
+// boundary's runs.
+func (s *capacitySearch) table(steps []linesearch.Step, edges []int) {
+	out, c := s.p.out, s.c
+	metric := "throughput"
+	for _, pr := range s.probes {
+		if pr.r != nil {
+			_, metric = pr.r.Throughput()
+			break
+		}
+	}
+	fmt.Fprintf(out, "\n%-6s %12s %-5s  %s\n", strings.ToUpper(c.Unit[:1])+c.Unit[1:], metric, "pass", "why")
+	for _, st := range steps {
+		pr := s.probes[st.N]
+		tpm := "-"
+		if pr.r != nil {
+			v, _ := pr.r.Throughput()
+			tpm = strconv.FormatFloat(v, 'f', 1, 64)
+		}
+		verdict := map[bool]string{true: "PASS", false: "FAIL"}[st.Pass]
+		fmt.Fprintf(out, "%-6d %12s %-5s  %s\n", st.N, tpm, verdict, st.Why)
+	}
+	if s.reps > 1 {
+		fmt.Fprintf(out, "\nThe boundary, %d runs of each level (--%s=%d):\n", s.reps, result.FlagRepeat, s.reps)
+		for _, n := range edges {
+			fmt.Fprintf(out, "  %d %s: %s\n", n, c.Unit, s.tally[n].String(metric))
+		}
+	}
+}
+
+// maximum prints the most units sustained (best, with every run counted),
+// how the repeats moved or blurred it, and the probes it took.
+func (s *capacitySearch) maximum(o *linesearch.Outcome, best int, edges []int) {
+	out, c, upper := s.p.out, s.c, strings.ToUpper(s.c.Unit)
+	switch {
+	case best == 0 && o.Best == 0:
+		fmt.Fprintf(out, "\nMAX %s = 0: even 1 fails (%s)\n", upper, o.Steps[len(o.Steps)-1].Why)
+	case best == 0:
+		fmt.Fprintf(out, "\nMAX %s = 0: no level passed in most of its runs\n", upper)
+	case s.probes[best].r == nil:
+		fmt.Fprintf(out, "\nMAX %s = %d (its first run failed; most of its runs passed)\n", upper, best)
+	default:
+		v, unit := s.probes[best].r.Throughput()
+		fmt.Fprintf(out, "\nMAX %s = %d (%.1f %s; %s)\n", upper, best, v, unit, s.probes[best].why)
+	}
+	if best != o.Best {
+		fmt.Fprintf(out, "The line search ended at %d; the repeats of the boundary moved the maximum to %d\n", o.Best, best)
+	}
+	if s.reps > 1 {
+		for _, n := range edges {
+			if b := s.tally[n]; b.pass != 0 && b.pass != b.runs {
+				fmt.Fprintf(out, "The boundary is not clear-cut: %d %s passed %d of %d runs\n", n, c.Unit, b.pass, b.runs)
+			}
+		}
+	}
+	if best == s.cfg.Max {
+		fmt.Fprintf(out, "It passed at all %d loaded %s: the dataset is too small to find the limit: load more\n", s.cfg.Max, c.Unit)
+	}
+	fmt.Fprintf(out, "%d probes (bound %d)", len(o.Steps), s.cfg.MaxProbes())
+	if s.reps > 1 {
+		fmt.Fprintf(out, ", and %d repeats of the boundary", (s.reps-1)*len(edges))
+	}
+	fmt.Fprintln(out)
 }
 
 // probeFile is the result file of repeat rep of the probe at n units.
