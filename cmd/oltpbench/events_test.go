@@ -200,7 +200,7 @@ options = { tables = 1, table-size = 200000 }
 [[step]]
 test = "oltp_read_write"
 threads = [4]
-time = "15s"
+time = "22s"
 repeats = 2
 reset = "reload"
 options = { rate = 100, report-interval = 0.25 }
@@ -220,8 +220,9 @@ sql = "ALTER TABLE sbtest1 ADD INDEX c_1 (c)%s"
 // the copy stops the writes whatever else the machine runs, while the
 // online index build leaves a paced load its pace (at times even a little
 // above it, catching up), so the two stand apart on a busy machine too.
-// The copy takes 1 s on an idle machine and over 6 s beside make test's
-// shards: the runs last 15 s, so that it ends within them, and their
+// The copy takes 1 s on an idle machine, over 6 s beside make test's
+// shards, and once more than 12 s: the runs last 22 s, so that it ends
+// within them (19 s after it starts), and their
 // intervals are 0.25 s, so that even the short copy spans some (within
 // one 1 s interval the backlog the pacing queued behind it caught up
 // before the interval's end, and hid it: B -3% on an idle machine).
