@@ -85,25 +85,32 @@ func (s *searchFlags) only(fs *pflag.FlagSet, command string) error {
 // checkSearch checks a search's own options against the workload's
 // capacity, without a server.
 func (p *Pipeline) checkSearch() error {
+	_, err := p.searchConfig()
+	return err
+}
+
+// searchConfig is the line search's settings from a search's options,
+// checked against the workload's capacity.
+func (p *Pipeline) searchConfig() (linesearch.Config, error) {
 	c := p.spec.Capacity
 	if c == nil {
-		return fmt.Errorf("%s has no capacity search", p.spec.Name)
+		return linesearch.Config{}, fmt.Errorf("%s has no capacity search", p.spec.Name)
 	}
 	if f := p.fs.Lookup(c.Requires); f != nil && (f.Value.String() == "off" || f.Value.String() == "0") {
-		return errors.New(c.RequiresWhy)
+		return linesearch.Config{}, errors.New(c.RequiresWhy)
 	}
 	if f := p.fs.Lookup("estimate"); f.Changed && p.f.search.estimate == 0 {
-		return fmt.Errorf("invalid --estimate=0: 1 to the loaded --%s", c.Size)
+		return linesearch.Config{}, fmt.Errorf("invalid --estimate=0: 1 to the loaded --%s", c.Size)
 	}
 	if p.fs.Lookup(result.FlagThreads).Changed || p.fs.Lookup(c.Active).Changed {
-		return fmt.Errorf("search sets --threads and --%s of each probe itself: remove them", c.Active)
+		return linesearch.Config{}, fmt.Errorf("search sets --threads and --%s of each probe itself: remove them", c.Active)
 	}
 	size, err := strconv.Atoi(p.fs.Lookup(c.Size).Value.String())
 	if err != nil {
-		return err
+		return linesearch.Config{}, err
 	}
 	cfg := linesearch.Config{Max: size, Estimate: p.f.search.estimate, Precision: p.f.search.precision, Baseline: p.f.search.baseline, Above: p.f.search.above}
-	return cfg.Check()
+	return cfg, cfg.Check()
 }
 
 // capacitySearch is one capacity search: its settings, each level's first
@@ -161,7 +168,8 @@ func (p *Pipeline) searchCapacity(ctx context.Context, co conn.Options) error {
 // newSearch checks a search's options and makes its state.
 func (p *Pipeline) newSearch(co conn.Options) (*capacitySearch, error) {
 	c := p.spec.Capacity
-	if err := p.checkSearch(); err != nil {
+	cfg, err := p.searchConfig()
+	if err != nil {
 		return nil, err
 	}
 	dir := p.f.lv.resultDir
@@ -170,14 +178,6 @@ func (p *Pipeline) newSearch(co conn.Options) (*capacitySearch, error) {
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create --result-dir: %w", err)
-	}
-	size, err := strconv.Atoi(p.fs.Lookup(c.Size).Value.String())
-	if err != nil {
-		return nil, err
-	}
-	cfg := linesearch.Config{Max: size, Estimate: p.f.search.estimate, Precision: p.f.search.precision, Baseline: p.f.search.baseline, Above: p.f.search.above}
-	if err := cfg.Check(); err != nil {
-		return nil, err
 	}
 	reps := p.f.lv.repeat
 	if reps < 1 {
