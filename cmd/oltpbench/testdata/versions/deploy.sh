@@ -4,7 +4,8 @@
 #   A, same   as the server starts
 #   B         a synced commit: innodb_flush_log_at_trx_commit=1, sync_binlog=1 (binlog on)
 #   C         B's settings, the server on one CPU, every statement written
-#             to the general query log: reads slower by more than the
+#             to the general and the slow query log, and the performance
+#             schema on with every instrument: reads slower by more than the
 #             machine's noise moves them
 #   D         at most 16 connections: a version whose TPC-C capacity search
 #             errors out from 2 warehouses on (20 threads)
@@ -36,7 +37,12 @@ args="--version=10.11.99-$v"
 cpus=
 case "$v" in
 B) args="$args $synced" ;;
-C) args="$args $synced --general-log=1 --general-log-file=$MDB_DIR/general.log"; cpus=0 ;;
+C) args="$args $synced --general-log=1 --general-log-file=$MDB_DIR/general.log"
+  args="$args --slow-query-log=1 --slow-query-log-file=$MDB_DIR/slow.log --long-query-time=0"
+  args="$args --performance-schema=ON --performance-schema-instrument=%=ON"
+  args="$args --performance-schema-consumer-events-statements-history-long=ON"
+  args="$args --performance-schema-consumer-events-stages-current=ON --performance-schema-consumer-events-waits-current=ON"
+  cpus=0 ;;
 D) args="$args --max-connections=16" ;;
 b*) if [ "${v#b}" -ge "${BAD_FROM:-99}" ]; then
     args="$args --log-bin=$MDB_DIR/binlog --server-id=1 --binlog-commit-wait-count=100 --binlog-commit-wait-usec=30000"
