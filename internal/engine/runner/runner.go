@@ -901,6 +901,9 @@ func (r *run) loop(t *worker.Thread, w worker.Worker) error {
 		}
 		counted := r.cfg.Events > 0 && main
 		if counted && r.started.Add(1) > r.cfg.Events {
+			// Given back: an event lost on its connection in another
+			// thread gives its slot back to be redone, and must find it.
+			r.started.Add(-1)
 			r.say(EventLimit, t.ID)
 			return nil
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -175,6 +176,31 @@ func TestLostConnectionReconnects(t *testing.T) {
 		}
 		if f.Counts[measure.Reconnects] == 0 || f.Counts[measure.Reconnects] != fc.connects.Load()-4 {
 			t.Fatalf("%s: reconnects %d, connects %d", w.name, f.Counts[measure.Reconnects], fc.connects.Load())
+		}
+	}
+}
+
+// TestLostLastEventRedone: an event lost on its connection while other
+// threads find the --events budget spent is redone all the same: a thread
+// that finds the budget spent gives its count back, so the slot the lost
+// event returns is still there for it.
+func TestLostLastEventRedone(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		var rolled, closed, n atomic.Int64
+		ev := func(*worker.Thread) error {
+			if k := n.Add(1); k%7 == 0 {
+				runtime.Gosched()
+				return mysql.ErrInvalidConn
+			}
+			return nil
+		}
+		f, err := Run(context.Background(), Config{Threads: 8, Events: 40}, &fakeConnector{}, factory(ev, &rolled, &closed),
+			hist.NewRegistry([]string{"e"}, 2), &nopReporter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Counts[measure.Events] != 40 {
+			t.Fatalf("run %d: events %d of 40: a lost event must be redone", i, f.Counts[measure.Events])
 		}
 	}
 }
