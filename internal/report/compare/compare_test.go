@@ -331,9 +331,9 @@ func TestHistoryGolden(t *testing.T) {
 	}
 	ps := strings.Join(where["Point Select"], "\n")
 	for _, want := range []string{
-		"16 threads: QPS -21% from v1 to v4 (p=0.008, n=5+5); first between v2 and v3: QPS -21% (95% CI",
-		"64 threads: QPS -21% from v1 to v4 (p=0.008, n=5+5); first between v2 and v3: QPS -21% (95% CI",
-		"16 threads: p95 ms +30% from v1 to v4 (p=0.008, n=5+5); first between v2 and v3: p95 ms +29% (95% CI",
+		"16 threads: QPS -21% from v1 to v4 (p=0.008, n=5+5); worse between v2 and v3: QPS -21% (95% CI",
+		"64 threads: QPS -21% from v1 to v4 (p=0.008, n=5+5); worse between v2 and v3: QPS -21% (95% CI",
+		"16 threads: p95 ms +30% from v1 to v4 (p=0.008, n=5+5); worse between v2 and v3: p95 ms +29% (95% CI",
 		"128 threads: QPS -21% from v1 to v4 (n=1+1): too few repeats to tell whether it got worse, or where (runs: v1 1, v2 1, v3 1, v4 1; the test needs 4 per version, --repeat=5)",
 	} {
 		if !strings.Contains(ps, want) {
@@ -381,6 +381,44 @@ func TestHistoryGolden(t *testing.T) {
 			for i, r := range v.Results {
 				r.Write(filepath.Join(d, fmt.Sprintf("%s-%d-%02d.json", strings.ReplaceAll(r.Workload, "/", "-"), r.Threads, i)))
 			}
+		}
+	}
+}
+
+// Where the drop is: the largest step among the adjacent pairs
+// significantly worse on their own comes first, not the earliest; a
+// smaller step, as one pair's repeats can show by chance, follows as
+// less. Latency the same way round (higher is worse).
+func TestDropLargestStepFirst(t *testing.T) {
+	noise := []float64{1.00, 1.03, 0.97, 1.01, 0.99}
+	for _, c := range []struct {
+		name  string
+		level []float64
+		want  string
+	}{
+		{"later larger", []float64{1, 0.85, 0.45}, "QPS -55% from A to C (p=0.008, n=5+5); worse between B and C: QPS -47% (95% CI"},
+		{"earlier larger", []float64{1, 0.5, 0.42}, "QPS -58% from A to C (p=0.008, n=5+5); worse between A and B: QPS -50% (95% CI"},
+		{"one step", []float64{1, 1, 0.5}, "QPS -50% from A to C (p=0.008, n=5+5); worse between B and C: QPS -50% (95% CI"},
+	} {
+		var vs []Version
+		for v, label := range []string{"A", "B", "C"} {
+			var rs []*result.Result
+			for _, f := range noise {
+				rs = append(rs, fixture(t, "sysbench/oltp_point_select", label, 2, 10000*c.level[v]*f, 2/c.level[v]*f))
+			}
+			vs = append(vs, Version{label, rs})
+		}
+		rep := New(vs, describe)
+		got := strings.Join(rep.Tables[0].Where(rep.Labels), "\n")
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: no %q in\n%s", c.name, c.want, got)
+		}
+		less := strings.Contains(got, "), and less between ")
+		if wantLess := c.name != "one step"; less != wantLess {
+			t.Errorf("%s: a smaller step named %v, want %v:\n%s", c.name, less, wantLess, got)
+		}
+		if c.name == "later larger" && !strings.Contains(got, "and less between A and B: QPS -15%") {
+			t.Errorf("%s: the smaller step not named:\n%s", c.name, got)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package compare
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/oltpbench/oltpbench/internal/result"
@@ -15,15 +17,30 @@ type Drop struct {
 	Threads  int
 	From, To int  // the first and the last version with the cell
 	Span     Stat // To against From
-	// At is the later version of the first adjacent pair that got
-	// significantly worse (Step compares them, Prev is the earlier one); -1
-	// when no single pair did.
+	// At is the later version of the adjacent pair that got most worse
+	// among those significantly worse on their own (Step compares them,
+	// Prev is the earlier one); -1 when no single pair did. Less are the
+	// other such pairs, most worse first: one pair's repeats can test
+	// significant by chance (at 5% one time in twenty), so the largest
+	// step, not the first, says where the drop is.
 	At, Prev int
 	Step     Stat
+	Less     []Step
 	// Few are the versions between From and To whose runs are too few for
 	// the test (set when they are why it cannot be told).
 	Few, FewRuns []int
 	Need         int
+}
+
+// Step is one adjacent pair's comparison.
+type Step struct {
+	Prev, At int
+	Stat     Stat
+}
+
+// steeper reports whether a is a larger change than b (either way).
+func steeper(a, b Stat) bool {
+	return math.Abs(math.Log(a.Ratio)) > math.Abs(math.Log(b.Ratio))
 }
 
 // metricOf is one thing a release can make worse.
@@ -42,7 +59,8 @@ func (f metricOf) worse(s Stat) bool {
 
 // Drops finds, with more than two versions, the cells whose throughput or
 // p95 got significantly worse from the first version to the last, and
-// names the first adjacent pair that got significantly worse on its own;
+// names the adjacent pairs that got significantly worse on their own, the
+// largest step first;
 // a cell that looks worse but has too few repeats for the test says so.
 func (t *Table) Drops(versions int) []Drop {
 	if versions <= 2 {
@@ -63,15 +81,19 @@ func (t *Table) Drops(versions int) []Drop {
 			}
 			d := Drop{Figure: f.name, Threads: row.Threads, From: from, To: to, Span: span, At: -1, Prev: -1, Need: need}
 			if span.Significant {
+				var steps []Step
 				for v := from + 1; v <= to; v++ {
 					p := row.Prev[v]
 					if p < 0 {
 						continue
 					}
 					if s := cellStat(values(row.Runs[p], f.of), values(row.Runs[v], f.of)); s.Significant && f.worse(s) {
-						d.At, d.Prev, d.Step = v, p, s
-						break
+						steps = append(steps, Step{p, v, s})
 					}
+				}
+				sort.SliceStable(steps, func(i, j int) bool { return steeper(steps[i].Stat, steps[j].Stat) })
+				if len(steps) > 0 {
+					d.At, d.Prev, d.Step, d.Less = steps[0].At, steps[0].Prev, steps[0].Stat, steps[1:]
 				}
 			}
 			if d.At < 0 {
@@ -88,7 +110,8 @@ func (t *Table) Drops(versions int) []Drop {
 }
 
 // String words the drop: "150 threads: QPS -25% from v1 to v4 (p=0.008,
-// n=5+5); first between v2 and v3: QPS -24% (95% CI ...)".
+// n=5+5); worse between v2 and v3: QPS -24% (95% CI ...)", and ", and less
+// between v1 and v2: ..." for each other pair significantly worse.
 func (d Drop) String(labels []string) string {
 	s := fmt.Sprintf("%d threads: %s %+.0f%% from %s to %s", d.Threads, d.Figure, (d.Span.Ratio-1)*100, labels[d.From], labels[d.To])
 	few := func() string {
@@ -102,7 +125,15 @@ func (d Drop) String(labels []string) string {
 	case !d.Span.Significant:
 		return s + fmt.Sprintf(" (n=%d+%d): too few repeats to tell whether it got worse, or where (%s)", d.Span.N1, d.Span.N2, few())
 	case d.At >= 0:
-		return s + fmt.Sprintf(" (p=%.3f, n=%d+%d); first between %s and %s: %s", d.Span.P, d.Span.N1, d.Span.N2, labels[d.Prev], labels[d.At], d.Step.String(d.Figure))
+		s += fmt.Sprintf(" (p=%.3f, n=%d+%d); worse between %s and %s: %s", d.Span.P, d.Span.N1, d.Span.N2, labels[d.Prev], labels[d.At], d.Step.String(d.Figure))
+		for i, l := range d.Less {
+			sep := ", "
+			if i == len(d.Less)-1 {
+				sep = ", and "
+			}
+			s += fmt.Sprintf("%sless between %s and %s: %s", sep, labels[l.Prev], labels[l.At], l.Stat.String(d.Figure))
+		}
+		return s
 	case len(d.Few) > 0:
 		return s + fmt.Sprintf(" (p=%.3f, n=%d+%d); no adjacent pair got significantly worse on its own, and some have too few repeats to tell (%s)", d.Span.P, d.Span.N1, d.Span.N2, few())
 	default:
