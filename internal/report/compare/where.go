@@ -17,15 +17,11 @@ type Drop struct {
 	Threads  int
 	From, To int  // the first and the last version with the cell
 	Span     Stat // To against From
-	// At is the later version of the adjacent pair that got most worse
-	// among those significantly worse on their own (Step compares them,
-	// Prev is the earlier one); -1 when no single pair did. Less are the
-	// other such pairs, most worse first: one pair's repeats can test
-	// significant by chance (at 5% one time in twenty), so the largest
-	// step, not the first, says where the drop is.
-	At, Prev int
-	Step     Stat
-	Less     []Step
+	// Steps are the adjacent pairs significantly worse on their own, most
+	// worse first; none when no single pair was. One pair's repeats can
+	// test significant by chance (at 5% one time in twenty), so the
+	// largest step, not the first, says where the drop is.
+	Steps []Step
 	// Few are the versions between From and To whose runs are too few for
 	// the test (set when they are why it cannot be told).
 	Few, FewRuns []int
@@ -79,24 +75,20 @@ func (t *Table) Drops(versions int) []Drop {
 			if !f.worse(span) || (!span.Significant && span.Need == 0) {
 				continue // better, or as good as the repeats can tell
 			}
-			d := Drop{Figure: f.name, Threads: row.Threads, From: from, To: to, Span: span, At: -1, Prev: -1, Need: need}
+			d := Drop{Figure: f.name, Threads: row.Threads, From: from, To: to, Span: span, Need: need}
 			if span.Significant {
-				var steps []Step
 				for v := from + 1; v <= to; v++ {
 					p := row.Prev[v]
 					if p < 0 {
 						continue
 					}
 					if s := cellStat(values(row.Runs[p], f.of), values(row.Runs[v], f.of)); s.Significant && f.worse(s) {
-						steps = append(steps, Step{p, v, s})
+						d.Steps = append(d.Steps, Step{p, v, s})
 					}
 				}
-				sort.SliceStable(steps, func(i, j int) bool { return steeper(steps[i].Stat, steps[j].Stat) })
-				if len(steps) > 0 {
-					d.At, d.Prev, d.Step, d.Less = steps[0].At, steps[0].Prev, steps[0].Stat, steps[1:]
-				}
+				sort.SliceStable(d.Steps, func(i, j int) bool { return steeper(d.Steps[i].Stat, d.Steps[j].Stat) })
 			}
-			if d.At < 0 {
+			if len(d.Steps) == 0 {
 				for v := from; v <= to; v++ {
 					if n := len(row.Runs[v]); n > 0 && n < need {
 						d.Few, d.FewRuns = append(d.Few, v), append(d.FewRuns, n)
@@ -124,14 +116,18 @@ func (d Drop) String(labels []string) string {
 	switch {
 	case !d.Span.Significant:
 		return s + fmt.Sprintf(" (n=%d+%d): too few repeats to tell whether it got worse, or where (%s)", d.Span.N1, d.Span.N2, few())
-	case d.At >= 0:
-		s += fmt.Sprintf(" (p=%.3f, n=%d+%d); worse between %s and %s: %s", d.Span.P, d.Span.N1, d.Span.N2, labels[d.Prev], labels[d.At], d.Step.String(d.Figure))
-		for i, l := range d.Less {
-			sep := ", "
-			if i == len(d.Less)-1 {
-				sep = ", and "
+	case len(d.Steps) > 0:
+		s += fmt.Sprintf(" (p=%.3f, n=%d+%d); ", d.Span.P, d.Span.N1, d.Span.N2)
+		for i, st := range d.Steps {
+			switch {
+			case i == 0:
+				s += "worse"
+			case i == len(d.Steps)-1:
+				s += ", and less"
+			default:
+				s += ", less"
 			}
-			s += fmt.Sprintf("%sless between %s and %s: %s", sep, labels[l.Prev], labels[l.At], l.Stat.String(d.Figure))
+			s += fmt.Sprintf(" between %s and %s: %s", labels[st.Prev], labels[st.At], st.Stat.String(d.Figure))
 		}
 		return s
 	case len(d.Few) > 0:

@@ -103,8 +103,8 @@ func (t *Table) worsePairs(versions int, all bool) map[int][][2]int {
 	}
 	if !all && versions > 2 {
 		for _, d := range t.Drops(versions) {
-			if d.At >= 0 {
-				out[d.Threads] = appendPair(out[d.Threads], [2]int{d.Prev, d.At})
+			if len(d.Steps) > 0 {
+				out[d.Threads] = appendPair(out[d.Threads], [2]int{d.Steps[0].Prev, d.Steps[0].At})
 			}
 		}
 	}
